@@ -1,0 +1,62 @@
+//! Limits and named leniencies.
+
+/// Parser limits and leniencies. [`Config::default`] is the strict profile
+/// described in DESIGN.md; every leniency is off by default and named for
+/// what it lets through.
+///
+/// ```
+/// let mut config = h1_parse::Config::default();
+/// config.max_fields = 50;
+/// assert!(!config.allow_bare_lf);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Config {
+    /// Longest head accepted, from the first byte of the request line (after
+    /// skipped empty lines) to the end of the empty line (431). Default 64 KiB.
+    pub max_head_len: usize,
+    /// Longest field line, name through value, without its CRLF (431).
+    /// Default 8 KiB.
+    pub max_field_line_len: usize,
+    /// Most field lines in a head or trailer section (431). Default 100.
+    pub max_fields: usize,
+    /// Longest request-target (414). Default 8 KiB.
+    pub max_target_len: usize,
+    /// Longest chunk-size line, extensions included, without its CRLF (400).
+    /// Default 4 KiB.
+    pub max_chunk_line_len: usize,
+    /// **Leniency.** Accept a bare LF as the end of the request line, the
+    /// status line and field lines (RFC 9112 §2.2 MAY). Never applies to
+    /// chunked framing. A bare LF has been used to smuggle requests past
+    /// proxies that disagree about it.
+    pub allow_bare_lf: bool,
+    /// **Leniency.** Accept obs-fold (a field line continued on the next line
+    /// after whitespace, RFC 9112 §5.2). The folded value's span then covers
+    /// the CRLF of each fold; [`unfold_in_place`](crate::unfold_in_place)
+    /// replaces those bytes with SP as the RFC requires before the value is
+    /// interpreted.
+    pub allow_obs_fold: bool,
+    /// **Leniency.** Accept several SP (and HTAB) between the parts of the
+    /// request line (RFC 9112 §3 MAY).
+    pub allow_multiple_spaces_in_request_line: bool,
+}
+
+impl Config {
+    /// The strict defaults.
+    pub const DEFAULT: Config = Config {
+        max_head_len: 64 * 1024,
+        max_field_line_len: 8 * 1024,
+        max_fields: 100,
+        max_target_len: 8 * 1024,
+        max_chunk_line_len: 4 * 1024,
+        allow_bare_lf: false,
+        allow_obs_fold: false,
+        allow_multiple_spaces_in_request_line: false,
+    };
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::DEFAULT
+    }
+}

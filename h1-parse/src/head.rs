@@ -1,0 +1,266 @@
+//! What a parsed head looks like.
+
+use h1_headers::{Entry, HeadersView, Span};
+
+/// The result of a parse that may need more bytes.
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status<T> {
+    /// The element is complete; the value says how many bytes it took.
+    Complete(T),
+    /// The bytes so far are a valid prefix; call again with more.
+    Partial,
+}
+
+impl<T> Status<T> {
+    /// Whether this is [`Status::Complete`].
+    #[inline]
+    pub fn is_complete(&self) -> bool {
+        matches!(self, Status::Complete(_))
+    }
+
+    /// The complete value, if any.
+    #[inline]
+    pub fn complete(self) -> Option<T> {
+        match self {
+            Status::Complete(t) => Some(t),
+            Status::Partial => None,
+        }
+    }
+}
+
+/// The protocol version of a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Version {
+    /// `HTTP/1.0`.
+    Http10,
+    /// `HTTP/1.1`, and `HTTP/1.x` for any x > 1 (RFC 9110 §2.5: a recipient
+    /// treats a higher minor version as the highest it supports).
+    Http11,
+}
+
+impl Version {
+    /// `"HTTP/1.0"` or `"HTTP/1.1"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Version::Http10 => "HTTP/1.0",
+            Version::Http11 => "HTTP/1.1",
+        }
+    }
+}
+
+/// The method of a request, recognised for the methods that change framing
+/// or that RFC 9110 defines; others are [`Method::Other`] (the bytes are in
+/// [`RequestHead::method`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Method {
+    /// `GET`
+    Get,
+    /// `HEAD`: the response has no content.
+    Head,
+    /// `POST`
+    Post,
+    /// `PUT`
+    Put,
+    /// `DELETE`
+    Delete,
+    /// `CONNECT`: authority-form target; a 2xx answer makes a tunnel.
+    Connect,
+    /// `OPTIONS`: the only method that may use the asterisk form.
+    Options,
+    /// `TRACE`
+    Trace,
+    /// `PATCH`
+    Patch,
+    /// Any other token.
+    Other,
+}
+
+impl Method {
+    /// Recognises a method token (case-sensitive, RFC 9110 §9.1).
+    pub fn from_bytes(m: &[u8]) -> Method {
+        match m {
+            b"GET" => Method::Get,
+            b"HEAD" => Method::Head,
+            b"POST" => Method::Post,
+            b"PUT" => Method::Put,
+            b"DELETE" => Method::Delete,
+            b"CONNECT" => Method::Connect,
+            b"OPTIONS" => Method::Options,
+            b"TRACE" => Method::Trace,
+            b"PATCH" => Method::Patch,
+            _ => Method::Other,
+        }
+    }
+}
+
+/// Which of the four request-target forms of RFC 9112 §3.2 a target has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TargetForm {
+    /// `/path?query`
+    Origin,
+    /// `http://host/path`
+    Absolute,
+    /// `host:port`, CONNECT only.
+    Authority,
+    /// `*`, OPTIONS only.
+    Asterisk,
+}
+
+/// The `Transfer-Encoding` verdict of a head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransferEncoding {
+    /// No `Transfer-Encoding` field.
+    Absent,
+    /// The final coding is `chunked` (and the only one, in a request: other
+    /// codings are refused as not implemented).
+    Chunked,
+    /// Response only: codings whose last is not `chunked`; the body runs until
+    /// the connection closes (RFC 9112 §6.3 rule 4).
+    NotChunked,
+}
+
+/// What `Expect` asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Expect {
+    /// No `Expect` field.
+    None,
+    /// `Expect: 100-continue`: the client may wait for `100 Continue`.
+    Continue,
+    /// Another expectation; a server answers 417 (RFC 9110 §10.1.1).
+    Other,
+}
+
+/// The tokens of `Connection` that change what the connection does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ConnectionTokens {
+    pub(crate) bits: u8,
+}
+
+impl ConnectionTokens {
+    pub(crate) const CLOSE: u8 = 1;
+    pub(crate) const KEEP_ALIVE: u8 = 2;
+    pub(crate) const UPGRADE: u8 = 4;
+    pub(crate) const OTHER: u8 = 8;
+
+    /// `close` is listed.
+    #[inline]
+    pub fn close(self) -> bool {
+        self.bits & Self::CLOSE != 0
+    }
+    /// `keep-alive` is listed.
+    #[inline]
+    pub fn keep_alive(self) -> bool {
+        self.bits & Self::KEEP_ALIVE != 0
+    }
+    /// `upgrade` is listed.
+    #[inline]
+    pub fn upgrade(self) -> bool {
+        self.bits & Self::UPGRADE != 0
+    }
+    /// Some other token is listed (a hop-by-hop field name).
+    #[inline]
+    pub fn other(self) -> bool {
+        self.bits & Self::OTHER != 0
+    }
+}
+
+/// The framing facts recorded while the head was parsed, so no later layer
+/// rescans the fields. For requests these are already validated against the
+/// strict profile (e.g. `Content-Length` with `Transfer-Encoding` was refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Framing {
+    /// The agreed value of every `Content-Length` field, if any.
+    pub content_length: Option<u64>,
+    /// The `Transfer-Encoding` verdict.
+    pub transfer_encoding: TransferEncoding,
+    /// The `Connection` tokens.
+    pub connection: ConnectionTokens,
+    /// The span of the (single, validated) `Host` value, requests only.
+    pub host: Option<Span>,
+    /// What `Expect` asked for.
+    pub expect: Expect,
+    /// Whether an `Upgrade` field is present (it takes effect only when
+    /// `Connection` lists `upgrade`, on HTTP/1.1).
+    pub upgrade: bool,
+}
+
+impl Framing {
+    pub(crate) const NONE: Framing = Framing {
+        content_length: None,
+        transfer_encoding: TransferEncoding::Absent,
+        connection: ConnectionTokens { bits: 0 },
+        host: None,
+        expect: Expect::None,
+        upgrade: false,
+    };
+}
+
+/// A parsed request head. Spans point into the buffer handed to the parser;
+/// the fields are the first [`RequestHead::field_count`] entries of the
+/// caller's storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestHead {
+    /// Bytes the head took, from the start of the buffer (skipped empty lines
+    /// included) through the empty line. The body or the next request starts
+    /// here.
+    pub len: usize,
+    /// The method token.
+    pub method: Span,
+    /// The method, recognised.
+    pub method_kind: Method,
+    /// The request-target, as received.
+    pub target: Span,
+    /// Its form.
+    pub target_form: TargetForm,
+    /// The protocol version.
+    pub version: Version,
+    /// How many entries of the storage hold fields.
+    pub field_count: usize,
+    /// Framing facts.
+    pub framing: Framing,
+    /// Whether an obs-fold was accepted (only with
+    /// [`Config::allow_obs_fold`](crate::Config::allow_obs_fold)).
+    pub obs_fold: bool,
+}
+
+impl RequestHead {
+    /// The fields as a view over `buf` (the buffer that was parsed) and the
+    /// storage that was handed to the parser.
+    #[inline]
+    pub fn fields<'a>(&self, buf: &'a [u8], storage: &'a [Entry]) -> HeadersView<'a> {
+        HeadersView::new(buf, &storage[..self.field_count])
+    }
+}
+
+/// A parsed response head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResponseHead {
+    /// Bytes the head took, through the empty line.
+    pub len: usize,
+    /// The protocol version.
+    pub version: Version,
+    /// The status code, 100 to 999.
+    pub status: u16,
+    /// The reason phrase (possibly empty).
+    pub reason: Span,
+    /// How many entries of the storage hold fields.
+    pub field_count: usize,
+    /// Framing facts (`host` is always `None`).
+    pub framing: Framing,
+    /// Whether an obs-fold was accepted.
+    pub obs_fold: bool,
+}
+
+impl ResponseHead {
+    /// The fields as a view over `buf` and the storage.
+    #[inline]
+    pub fn fields<'a>(&self, buf: &'a [u8], storage: &'a [Entry]) -> HeadersView<'a> {
+        HeadersView::new(buf, &storage[..self.field_count])
+    }
+}

@@ -1,0 +1,57 @@
+//! Strict, SIMD-accelerated HTTP/1.1 head parser.
+//!
+//! `h1-parse` turns bytes into request and response heads without copying or
+//! allocating: the method, target, reason and every field become
+//! [`Span`](h1_headers::Span)s into the caller's buffer, written into storage
+//! the caller provides. While it walks the head it records the framing facts
+//! later layers need ([`Framing`]: `Content-Length`, the `Transfer-Encoding`
+//! verdict, `Connection` tokens, `Host`, `Expect`, `Upgrade`) so nothing
+//! rescans the head.
+//!
+//! ```
+//! use h1_parse::{parse_request, Config, Status, Method};
+//! use h1_headers::Entry;
+//!
+//! let buf = b"GET /hello HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n";
+//! let mut fields = [Entry::EMPTY; 16];
+//! let head = match parse_request(buf, &mut fields, &Config::default()).unwrap() {
+//!     Status::Complete(head) => head,
+//!     Status::Partial => unreachable!("the head is complete"),
+//! };
+//! assert_eq!(head.method_kind, Method::Get);
+//! assert_eq!(head.target.slice(buf), b"/hello");
+//! assert_eq!(head.fields(buf, &fields).get(b"accept"), Some(&b"*/*"[..]));
+//! assert_eq!(head.len, buf.len());
+//! ```
+//!
+//! The defaults are strict (DESIGN.md's list): every ambiguity that has been
+//! used for request smuggling is refused with an [`Error`] that names the
+//! [`ErrorKind`], the byte offset and the status to answer. Leniencies are
+//! named fields of [`Config`], off by default.
+//!
+//! For heads that arrive in pieces, [`HeadParser`] searches only the newly
+//! arrived bytes for the end of the head and parses it once it is complete,
+//! so a head fed one byte at a time costs O(n) in total.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+
+mod chunk;
+mod config;
+mod error;
+mod head;
+mod incremental;
+mod parse;
+pub mod scan;
+
+pub use chunk::{parse_chunk_size, ChunkSize};
+pub use config::Config;
+pub use error::{Error, ErrorKind};
+pub use head::{
+    ConnectionTokens, Expect, Framing, Method, RequestHead, ResponseHead, Status, TargetForm,
+    TransferEncoding, Version,
+};
+pub use incremental::HeadParser;
+pub use parse::{
+    parse_request, parse_request_with_path, parse_response, parse_trailers, unfold_in_place,
+    Trailers,
+};

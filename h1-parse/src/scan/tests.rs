@@ -1,0 +1,193 @@
+//! Every path against the scalar twin.
+
+use super::*;
+use std::vec::Vec;
+
+fn paths() -> impl Iterator<Item = Path> {
+    Path::ALL.into_iter().filter(|p| p.is_available())
+}
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn check_all(buf: &[u8]) {
+    for p in paths() {
+        assert_eq!(
+            p.token_len(buf),
+            scalar::token_len(buf),
+            "{p:?} token {buf:?}"
+        );
+        assert_eq!(
+            p.target_len(buf),
+            scalar::target_len(buf),
+            "{p:?} target {buf:?}"
+        );
+        assert_eq!(
+            p.value_len(buf),
+            scalar::value_len(buf),
+            "{p:?} value {buf:?}"
+        );
+        assert_eq!(
+            p.find_head_end(buf),
+            scalar::find_head_end(buf),
+            "{p:?} head end {buf:?}"
+        );
+    }
+}
+
+#[test]
+fn this_machine_has_the_vector_paths() {
+    // Not a skip: on x86_64 machines of this project's kind both vector paths
+    // must be exercised, or the sweeps below test only the portable ones.
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        assert!(Path::Avx2.is_available() && Path::Sse42.is_available());
+        assert_eq!(Path::detected(), Path::Avx2);
+    }
+    assert!(Path::Scalar.is_available() && Path::Swar.is_available());
+}
+
+#[test]
+fn every_byte_value_is_classified_like_the_twin() {
+    // Each of the 256 byte values at every position of a 64-byte block.
+    for b in 0..=255u8 {
+        for pos in 0..64 {
+            let mut buf = [b'a'; 64];
+            buf[pos] = b;
+            for p in paths() {
+                for (class, twin) in [
+                    (Stop::Token, !h1_headers::chars::is_tchar(b)),
+                    (Stop::Value, !h1_headers::chars::is_field_value_byte(b)),
+                    (Stop::Target, !scalar::is_target_byte(b)),
+                ] {
+                    let m = p.run(MaskOf(&buf, class));
+                    assert_eq!(m, u64::from(twin) << pos, "{p:?} byte {b:#04x} at {pos}");
+                }
+                let lf = p.run(LfOf(&buf));
+                assert_eq!(
+                    lf,
+                    u64::from(b == b'\n') << pos,
+                    "{p:?} lf {b:#04x} at {pos}"
+                );
+            }
+        }
+    }
+}
+
+struct MaskOf<'a>(&'a Block, Stop);
+impl Kernel for MaskOf<'_> {
+    type Output = u64;
+    fn run<C: Classify>(self, c: C) -> u64 {
+        self.1.mask(c, self.0)
+    }
+}
+struct LfOf<'a>(&'a Block);
+impl Kernel for LfOf<'_> {
+    type Output = u64;
+    fn run<C: Classify>(self, c: C) -> u64 {
+        c.lf(self.0)
+    }
+}
+
+#[test]
+fn sweep_lengths_and_stop_positions() {
+    // Lengths 0..=140 cross every hand-off: 8-byte words, 16/32-byte vectors,
+    // the 64-byte block and the zero-padded tail.
+    let stops: [u8; 8] = [b'\r', b'\n', 0, b' ', b':', b'#', 0x7f, 0x80];
+    for len in 0..=140usize {
+        let clean: Vec<u8> = (0..len).map(|i| b"abcXYZ019-._~"[i % 13]).collect();
+        check_all(&clean);
+        for p in paths() {
+            assert_eq!(p.token_len(&clean), len, "{p:?}");
+            assert_eq!(p.value_len(&clean), len, "{p:?}");
+            assert_eq!(p.target_len(&clean), len, "{p:?}");
+        }
+        for pos in 0..len {
+            for &s in &stops {
+                let mut buf = clean.clone();
+                buf[pos] = s;
+                check_all(&buf);
+            }
+        }
+    }
+}
+
+#[test]
+fn head_end_across_block_edges() {
+    for len in 0..=140usize {
+        for term in [&b"\r\n\r\n"[..], b"\n\n", b"\r\n\n", b"\n\r\n"] {
+            if term.len() > len {
+                continue;
+            }
+            let mut buf = std::vec![b'x'; len];
+            let at = len - term.len();
+            buf[at..].copy_from_slice(term);
+            check_all(&buf);
+            for p in paths() {
+                assert_eq!(p.find_head_end(&buf), Some(len), "{p:?} {buf:?}");
+                // Cut anywhere inside the terminator: not found yet.
+                assert_eq!(p.find_head_end(&buf[..len - 1]), None, "{p:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes_agree_with_the_twin() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // Alphabets weighted towards the bytes the predicates care about.
+    let interesting = b"\r\n\t :#\x00\x7f\x80\xffaZ9-\"(),/;<=>?@[\\]{}";
+    for _ in 0..20_000 {
+        let len = rng.below(200);
+        let buf: Vec<u8> = (0..len)
+            .map(|_| match rng.below(4) {
+                0 => rng.next() as u8,
+                1 => interesting[rng.below(interesting.len())],
+                _ => b'a' + rng.below(26) as u8,
+            })
+            .collect();
+        check_all(&buf);
+        // And at every alignment of the first bytes.
+        for skip in 0..buf.len().min(9) {
+            check_all(&buf[skip..]);
+        }
+    }
+}
+
+#[test]
+fn head_end_is_linear_when_fed_byte_by_byte() {
+    let head = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/inputs/5_large40.http"
+    ))
+    .expect("shared inputs beside the checkout");
+    let mut end = HeadEnd::new();
+    let mut found = None;
+    for n in 1..=head.len() {
+        found = end.find(&head[..n]);
+        if found.is_some() {
+            assert_eq!(n, head.len());
+        }
+    }
+    assert_eq!(found, Some(head.len()));
+    // Each call looks at the new byte and at most two before it.
+    assert!(
+        end.examined() <= 3 * head.len(),
+        "examined {}",
+        end.examined()
+    );
+    // A quadratic rescan would have examined about n^2 / 2 bytes.
+    assert!(head.len() * head.len() / 2 > 100 * end.examined());
+}

@@ -1,0 +1,475 @@
+//! The x86_64 vector paths: AVX2 (32 lanes) and SSE4.2 with SSSE3 (16
+//! lanes). This module and its parent's `run` are the only places in the
+//! workspace with `unsafe`: intrinsics need the CPU feature they were compiled
+//! for, and the types here can only be made once that feature was detected.
+//!
+//! Every class uses the same predicate as the scalar twin; the token class
+//! comes from a nibble lookup generated from `h1_headers::chars::TOKEN`.
+
+use core::arch::x86_64::*;
+
+use super::{Block, Classify, Kernel};
+use h1_headers::chars::TOKEN;
+
+/// Row bit for each high nibble that holds tchars (0x2_ to 0x7_).
+const fn hi_bit(hi: usize) -> u8 {
+    if hi >= 2 && hi <= 7 {
+        1 << (hi - 2)
+    } else {
+        0
+    }
+}
+
+/// `TOKEN_HI[h] & TOKEN_LO[l] != 0` exactly when `h << 4 | l` is a tchar.
+const TOKEN_HI: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut h = 0;
+    while h < 16 {
+        t[h] = hi_bit(h);
+        h += 1;
+    }
+    t
+};
+
+const TOKEN_LO: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut l = 0;
+    while l < 16 {
+        let mut h = 0;
+        while h < 16 {
+            if TOKEN[h << 4 | l] {
+                t[l] |= hi_bit(h);
+            }
+            h += 1;
+        }
+        l += 1;
+    }
+    t
+};
+
+// No tchar lives outside rows 2..=7, so the two tables above are exact; the
+// test below checks all 256 bytes.
+
+/// Proof that AVX2 is available.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// `Some` when the CPU runs AVX2.
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx2> {
+        #[cfg(feature = "std")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                return Some(Avx2(()));
+            }
+            None
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            if cfg!(target_feature = "avx2") {
+                Some(Avx2(()))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Proof that SSE4.2 and SSSE3 are available.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sse42(());
+
+impl Sse42 {
+    /// `Some` when the CPU runs SSE4.2 and SSSE3.
+    #[inline]
+    pub(crate) fn detect() -> Option<Sse42> {
+        #[cfg(feature = "std")]
+        {
+            if std::is_x86_feature_detected!("sse4.2") && std::is_x86_feature_detected!("ssse3") {
+                return Some(Sse42(()));
+            }
+            None
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            if cfg!(all(target_feature = "sse4.2", target_feature = "ssse3")) {
+                Some(Sse42(()))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+macro_rules! table32 {
+    ($t:expr) => {
+        _mm256_setr_epi8(
+            $t[0] as i8,
+            $t[1] as i8,
+            $t[2] as i8,
+            $t[3] as i8,
+            $t[4] as i8,
+            $t[5] as i8,
+            $t[6] as i8,
+            $t[7] as i8,
+            $t[8] as i8,
+            $t[9] as i8,
+            $t[10] as i8,
+            $t[11] as i8,
+            $t[12] as i8,
+            $t[13] as i8,
+            $t[14] as i8,
+            $t[15] as i8,
+            $t[0] as i8,
+            $t[1] as i8,
+            $t[2] as i8,
+            $t[3] as i8,
+            $t[4] as i8,
+            $t[5] as i8,
+            $t[6] as i8,
+            $t[7] as i8,
+            $t[8] as i8,
+            $t[9] as i8,
+            $t[10] as i8,
+            $t[11] as i8,
+            $t[12] as i8,
+            $t[13] as i8,
+            $t[14] as i8,
+            $t[15] as i8,
+        )
+    };
+}
+
+macro_rules! table16 {
+    ($t:expr) => {
+        _mm_setr_epi8(
+            $t[0] as i8,
+            $t[1] as i8,
+            $t[2] as i8,
+            $t[3] as i8,
+            $t[4] as i8,
+            $t[5] as i8,
+            $t[6] as i8,
+            $t[7] as i8,
+            $t[8] as i8,
+            $t[9] as i8,
+            $t[10] as i8,
+            $t[11] as i8,
+            $t[12] as i8,
+            $t[13] as i8,
+            $t[14] as i8,
+            $t[15] as i8,
+        )
+    };
+}
+
+mod avx2 {
+    use super::*;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn halves(b: &Block) -> (__m256i, __m256i) {
+        // SAFETY: `b` is 64 readable bytes; unaligned loads of 32 at 0 and 32.
+        unsafe {
+            (
+                _mm256_loadu_si256(b.as_ptr().cast()),
+                _mm256_loadu_si256(b.as_ptr().add(32).cast()),
+            )
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn join(lo: __m256i, hi: __m256i) -> u64 {
+        let lo = _mm256_movemask_epi8(lo) as u32 as u64;
+        let hi = _mm256_movemask_epi8(hi) as u32 as u64;
+        lo | hi << 32
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn non_token32(v: __m256i) -> __m256i {
+        let nib = _mm256_set1_epi8(0x0f);
+        let lo = _mm256_and_si256(v, nib);
+        let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+        let t = _mm256_and_si256(
+            _mm256_shuffle_epi8(table32!(TOKEN_LO), lo),
+            _mm256_shuffle_epi8(table32!(TOKEN_HI), hi),
+        );
+        _mm256_cmpeq_epi8(t, _mm256_setzero_si256())
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn non_value32(v: __m256i) -> __m256i {
+        let le_1f = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
+        let tab = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\t' as i8));
+        let del = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f));
+        _mm256_or_si256(_mm256_andnot_si256(tab, le_1f), del)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn non_target32(v: __m256i) -> __m256i {
+        // Signed compare: bytes >= 0x80 are negative, so "< 0x21" catches them too.
+        let low = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x21), v);
+        let del = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f));
+        let hash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'#' as i8));
+        _mm256_or_si256(low, _mm256_or_si256(del, hash))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn non_token(b: &Block) -> u64 {
+        // SAFETY: AVX2 is enabled for this function; see `halves`.
+        unsafe {
+            let (x, y) = halves(b);
+            join(non_token32(x), non_token32(y))
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn non_value(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let (x, y) = halves(b);
+            join(non_value32(x), non_value32(y))
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn non_target(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let (x, y) = halves(b);
+            join(non_target32(x), non_target32(y))
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lf(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let (x, y) = halves(b);
+            let nl = _mm256_set1_epi8(b'\n' as i8);
+            join(_mm256_cmpeq_epi8(x, nl), _mm256_cmpeq_epi8(y, nl))
+        }
+    }
+}
+
+mod sse {
+    use super::*;
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    unsafe fn quarters(b: &Block) -> [__m128i; 4] {
+        // SAFETY: `b` is 64 readable bytes; unaligned loads of 16 at 0, 16, 32, 48.
+        unsafe {
+            let p = b.as_ptr();
+            [
+                _mm_loadu_si128(p.cast()),
+                _mm_loadu_si128(p.add(16).cast()),
+                _mm_loadu_si128(p.add(32).cast()),
+                _mm_loadu_si128(p.add(48).cast()),
+            ]
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    unsafe fn join(m: [__m128i; 4]) -> u64 {
+        let mut out = 0u64;
+        let mut i = 0;
+        while i < 4 {
+            out |= (_mm_movemask_epi8(m[i]) as u16 as u64) << (16 * i);
+            i += 1;
+        }
+        out
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    unsafe fn non_token16(v: __m128i) -> __m128i {
+        let nib = _mm_set1_epi8(0x0f);
+        let lo = _mm_and_si128(v, nib);
+        let hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
+        let t = _mm_and_si128(
+            _mm_shuffle_epi8(table16!(TOKEN_LO), lo),
+            _mm_shuffle_epi8(table16!(TOKEN_HI), hi),
+        );
+        _mm_cmpeq_epi8(t, _mm_setzero_si128())
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    unsafe fn non_value16(v: __m128i) -> __m128i {
+        let le_1f = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
+        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+        _mm_or_si128(_mm_andnot_si128(tab, le_1f), del)
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    unsafe fn non_target16(v: __m128i) -> __m128i {
+        let low = _mm_cmpgt_epi8(_mm_set1_epi8(0x21), v);
+        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+        let hash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'#' as i8));
+        _mm_or_si128(low, _mm_or_si128(del, hash))
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    pub(super) unsafe fn non_token(b: &Block) -> u64 {
+        // SAFETY: SSE4.2 and SSSE3 are enabled for this function; see `quarters`.
+        unsafe {
+            let [a, b, c, d] = quarters(b);
+            join([
+                non_token16(a),
+                non_token16(b),
+                non_token16(c),
+                non_token16(d),
+            ])
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    pub(super) unsafe fn non_value(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let [a, b, c, d] = quarters(b);
+            join([
+                non_value16(a),
+                non_value16(b),
+                non_value16(c),
+                non_value16(d),
+            ])
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    pub(super) unsafe fn non_target(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let [a, b, c, d] = quarters(b);
+            join([
+                non_target16(a),
+                non_target16(b),
+                non_target16(c),
+                non_target16(d),
+            ])
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    pub(super) unsafe fn lf(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let nl = _mm_set1_epi8(b'\n' as i8);
+            let [a, b, c, d] = quarters(b);
+            join([
+                _mm_cmpeq_epi8(a, nl),
+                _mm_cmpeq_epi8(b, nl),
+                _mm_cmpeq_epi8(c, nl),
+                _mm_cmpeq_epi8(d, nl),
+            ])
+        }
+    }
+}
+
+impl Classify for Avx2 {
+    #[inline(always)]
+    fn non_token(self, b: &Block) -> u64 {
+        // SAFETY: an `Avx2` exists only once AVX2 was detected (see `detect`).
+        unsafe { avx2::non_token(b) }
+    }
+    #[inline(always)]
+    fn non_value(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { avx2::non_value(b) }
+    }
+    #[inline(always)]
+    fn non_target(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { avx2::non_target(b) }
+    }
+    #[inline(always)]
+    fn lf(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { avx2::lf(b) }
+    }
+}
+
+impl Classify for Sse42 {
+    #[inline(always)]
+    fn non_token(self, b: &Block) -> u64 {
+        // SAFETY: an `Sse42` exists only once SSE4.2 and SSSE3 were detected.
+        unsafe { sse::non_token(b) }
+    }
+    #[inline(always)]
+    fn non_value(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { sse::non_value(b) }
+    }
+    #[inline(always)]
+    fn non_target(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { sse::non_target(b) }
+    }
+    #[inline(always)]
+    fn lf(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { sse::lf(b) }
+    }
+}
+
+/// Runs `k` compiled with AVX2 enabled, so the classifier calls it makes
+/// inline into one body.
+#[target_feature(enable = "avx2")]
+unsafe fn run_avx2<K: Kernel>(avx2: Avx2, k: K) -> K::Output {
+    k.run(avx2)
+}
+
+/// Runs `k` compiled with SSE4.2 and SSSE3 enabled.
+#[target_feature(enable = "sse4.2,ssse3")]
+unsafe fn run_sse42<K: Kernel>(sse: Sse42, k: K) -> K::Output {
+    k.run(sse)
+}
+
+impl Avx2 {
+    /// Runs `k` on the AVX2 path.
+    #[inline]
+    pub(crate) fn run<K: Kernel>(self, k: K) -> K::Output {
+        // SAFETY: `self` proves AVX2 is available.
+        unsafe { run_avx2(self, k) }
+    }
+}
+
+impl Sse42 {
+    /// Runs `k` on the SSE4.2 path.
+    #[inline]
+    pub(crate) fn run<K: Kernel>(self, k: K) -> K::Output {
+        // SAFETY: `self` proves SSE4.2 and SSSE3 are available.
+        unsafe { run_sse42(self, k) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_tables_are_exact() {
+        for b in 0..=255usize {
+            let t = TOKEN_LO[b & 15] & TOKEN_HI[b >> 4] != 0;
+            assert_eq!(t, TOKEN[b], "byte {b:#04x}");
+        }
+    }
+}
