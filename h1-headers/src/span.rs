@@ -32,7 +32,7 @@ impl Span {
     /// sum, exceeds [`Span::MAX`].
     #[inline]
     pub const fn new(off: usize, len: usize) -> Option<Span> {
-        if off > Self::MAX || len > Self::MAX || off + len > Self::MAX {
+        if off > Self::MAX || len > Self::MAX - off {
             return None;
         }
         Some(Span {
@@ -121,7 +121,10 @@ impl Span {
     /// The same span moved `delta` bytes towards the end; `None` on overflow.
     #[inline]
     pub const fn shift_up(self, delta: usize) -> Option<Span> {
-        Span::new(self.off as usize + delta, self.len as usize)
+        match (self.off as usize).checked_add(delta) {
+            Some(off) => Span::new(off, self.len as usize),
+            None => None,
+        }
     }
 }
 
@@ -175,6 +178,8 @@ mod tests {
         assert_eq!(s.shift_down(2).unwrap().slice(buf), b"abc");
         assert_eq!(s.shift_down(3), None);
         assert_eq!(s.shift_up(1).unwrap().slice(buf), b"def");
+        assert_eq!(s.shift_up(usize::MAX), None);
+        assert_eq!(s.shift_up(Span::MAX), None);
         assert_eq!(core::mem::size_of::<Span>(), 8);
         assert_eq!(core::mem::size_of::<Entry>(), 16);
     }

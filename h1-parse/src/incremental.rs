@@ -4,7 +4,7 @@ use h1_headers::Entry;
 
 use crate::error::{Error, ErrorKind};
 use crate::head::{RequestHead, ResponseHead, Status};
-use crate::parse::{parse_request, parse_response, parse_trailers, skip_empty_lines};
+use crate::parse::{parse_request, parse_response, skip_empty_lines, LineCheck, Skip};
 use crate::scan::HeadEnd;
 use crate::Config;
 
@@ -36,11 +36,18 @@ use crate::Config;
 pub struct HeadParser {
     config: Config,
     end: HeadEnd,
+    /// How far leading empty lines have been skipped.
+    skipped: usize,
     /// Where the head starts once leading empty lines are skipped.
     start: Option<usize>,
-    /// Complete lines before this offset have been validated; `None` until
-    /// the start line has been.
-    checked: Option<usize>,
+    /// Complete lines before this offset have been checked.
+    checked: usize,
+    /// The state of that check.
+    lines: LineCheck,
+    /// The buffer length at the last call: only bytes past it are new.
+    seen: usize,
+    /// Whether the unfinished last line was already checked for its limit.
+    long_line_checked: bool,
 }
 
 impl HeadParser {
@@ -49,8 +56,12 @@ impl HeadParser {
         HeadParser {
             config,
             end: HeadEnd::new(),
+            skipped: 0,
             start: None,
-            checked: None,
+            checked: 0,
+            lines: LineCheck::default(),
+            seen: 0,
+            long_line_checked: false,
         }
     }
 
@@ -61,9 +72,10 @@ impl HeadParser {
 
     /// Forgets the current head, for the next message.
     pub fn reset(&mut self) {
-        self.end.reset();
-        self.start = None;
-        self.checked = None;
+        *self = HeadParser {
+            config: core::mem::take(&mut self.config),
+            ..HeadParser::new(Config::DEFAULT)
+        };
     }
 
     /// How many bytes the end-of-head search has looked at since the last
@@ -78,22 +90,24 @@ impl HeadParser {
         buf: &[u8],
         fields: &mut [Entry],
     ) -> Result<Status<RequestHead>, Error> {
+        self.renew(buf);
         let start = match self.start {
             Some(s) => s,
-            None => match skip_empty_lines(buf, &self.config)? {
-                Some(s) => *self.start.insert(s),
-                None => return Ok(Status::Partial),
+            None => match skip_empty_lines(buf, self.skipped, &self.config)? {
+                Skip::Start(s) => *self.start.insert(s),
+                Skip::More(at) if at > self.config.max_head_len => {
+                    return Err(Error::new(
+                        ErrorKind::HeadTooLarge,
+                        self.config.max_head_len,
+                    ))
+                }
+                Skip::More(at) => {
+                    self.skipped = at;
+                    return Ok(Status::Partial);
+                }
             },
         };
-        match self.head_end(buf, start)? {
-            Some(end) => complete(parse_request(&buf[..end], fields, &self.config)?, end),
-            None => {
-                self.check_lines(buf, start, fields, |b, f, c| {
-                    parse_request(b, f, c).map(|s| s.is_complete())
-                })?;
-                Ok(Status::Partial)
-            }
-        }
+        self.parse(true, buf, start, fields, parse_request)
     }
 
     /// Parses a response head from `buf`, the bytes received so far.
@@ -102,88 +116,99 @@ impl HeadParser {
         buf: &[u8],
         fields: &mut [Entry],
     ) -> Result<Status<ResponseHead>, Error> {
+        self.renew(buf);
         let start = *self.start.get_or_insert(0);
-        match self.head_end(buf, start)? {
-            Some(end) => complete(parse_response(&buf[..end], fields, &self.config)?, end),
-            None => {
-                self.check_lines(buf, start, fields, |b, f, c| {
-                    parse_response(b, f, c).map(|s| s.is_complete())
-                })?;
-                Ok(Status::Partial)
-            }
+        self.parse(false, buf, start, fields, parse_response)
+    }
+
+    /// A buffer shorter than the last one cannot be the same message with
+    /// more bytes: the caller started a new one without [`reset`](Self::reset).
+    fn renew(&mut self, buf: &[u8]) {
+        if buf.len() < self.seen {
+            self.reset();
         }
     }
 
-    /// The end of the head once it is in `buf`; an error when the head
-    /// outgrows the limit first.
-    fn head_end(&mut self, buf: &[u8], start: usize) -> Result<Option<usize>, Error> {
-        let from = &buf[start..];
-        if let Some(end) = self.end.find(from) {
-            return Ok(Some(start + end));
-        }
-        if from.len() > self.config.max_head_len {
-            return Err(Error::new(
-                ErrorKind::HeadTooLarge,
-                start + self.config.max_head_len,
-            ));
-        }
-        Ok(None)
-    }
-
-    /// Validates the lines completed since the last call, so an invalid line
-    /// is refused when it arrives. The start line (with any field lines that
-    /// arrived with it) goes through the one-shot parser once; later lines
-    /// through the field-line parser, each line once, so the total stays
-    /// O(n). Other defects inside a line that has not ended yet surface when
-    /// it ends (or at the head limit). Skipped with obs-fold allowed, where a
-    /// line's meaning depends on the next one.
-    fn check_lines(
+    fn parse<T>(
         &mut self,
+        request: bool,
         buf: &[u8],
         start: usize,
         fields: &mut [Entry],
-        start_line: impl FnOnce(&[u8], &mut [Entry], &Config) -> Result<bool, Error>,
+        one_shot: fn(&[u8], &mut [Entry], &Config) -> Result<Status<T>, Error>,
+    ) -> Result<Status<T>, Error> {
+        let seen = core::mem::replace(&mut self.seen, buf.len());
+        if let Some(end) = self.end.find(&buf[start..]) {
+            return match one_shot(&buf[..start + end], fields, &self.config)? {
+                Status::Complete(head) => Ok(Status::Complete(head)),
+                // The search found `\n\r\n` or `\n\n`; the parser refuses the
+                // bare LF before it could call the head incomplete.
+                Status::Partial => Err(Error::new(ErrorKind::BareLf, start + end)),
+            };
+        }
+        if buf.len() > self.config.max_head_len {
+            // The one-shot parser names the first error (a 414 target, say),
+            // or reports the head too large.
+            return canonical(
+                one_shot(buf, fields, &self.config),
+                self.config.max_head_len,
+            );
+        }
+        self.check_lines(request, buf, start, seen, fields, one_shot)?;
+        Ok(Status::Partial)
+    }
+
+    /// Checks the lines completed since the last call, so an invalid line is
+    /// refused when it arrives rather than when the head ends: each complete
+    /// line once, with the one-shot parser's rules in its order (so both
+    /// report the same first error), for O(n) in all. Rules across the whole
+    /// head (a missing `Host`, `Content-Length` with `Transfer-Encoding`) wait
+    /// for its end, as in the one-shot parser. Skipped with obs-fold allowed,
+    /// where a line's meaning depends on the next one.
+    fn check_lines<T>(
+        &mut self,
+        request: bool,
+        buf: &[u8],
+        start: usize,
+        seen: usize,
+        fields: &mut [Entry],
+        one_shot: fn(&[u8], &mut [Entry], &Config) -> Result<Status<T>, Error>,
     ) -> Result<(), Error> {
         if self.config.allow_obs_fold {
             return Ok(());
         }
-        let from = self.checked.unwrap_or(start);
-        // A line that starts with CR must be the empty line: refuse a bare CR
-        // there at once, as the one-shot parser does (it would otherwise wait
-        // for an LF that may never come).
-        if let (Some(b'\r'), Some(&b)) = (buf.get(from), buf.get(from + 1)) {
-            if b != b'\n' && self.checked.is_some() {
-                return Err(Error::new(ErrorKind::BareCr, from));
-            }
-        }
-        let Some(last_lf) = memchr::memrchr(b'\n', &buf[from..]) else {
-            return Ok(());
+        let from = self.checked.max(start);
+        // Only new bytes can hold a new LF.
+        let new = seen.max(from).min(buf.len());
+        let upto = match memchr::memrchr(b'\n', &buf[new..]) {
+            Some(i) => new + i + 1,
+            None => from,
         };
-        let upto = from + last_lf + 1;
-        match self.checked {
-            None => {
-                // No head end was found, so this cannot be complete.
-                start_line(&buf[..upto], fields, &self.config)?;
-            }
-            Some(from) => {
-                parse_trailers(&buf[from..upto], fields, &self.config)
-                    .map_err(|e| Error::new(e.kind(), from + e.offset()))?;
-            }
+        if upto > from {
+            self.lines
+                .check(request, &buf[..upto], start, fields, &self.config)?;
+            self.checked = upto;
+            self.long_line_checked = false;
         }
-        self.checked = Some(upto);
-        match (buf.get(upto), buf.get(upto + 1)) {
-            (Some(b'\r'), Some(&b)) if b != b'\n' => Err(Error::new(ErrorKind::BareCr, upto)),
-            _ => Ok(()),
+        // The unfinished line: a CR that starts it must be the empty line's,
+        // and a line already over its limit is refused now, not at the head
+        // limit (checked once per line, so still O(n)).
+        let tail = &buf[upto..];
+        let bare_cr = tail.len() >= 2 && tail[0] == b'\r' && tail[1] != b'\n';
+        let long = tail.len() > self.config.max_field_line_len && !self.long_line_checked;
+        if bare_cr || long {
+            self.long_line_checked = true;
+            let _partial = one_shot(buf, fields, &self.config)?;
         }
+        Ok(())
     }
 }
 
-/// A head parsed from a buffer cut at the end the search found.
-fn complete<T>(status: Status<T>, end: usize) -> Result<Status<T>, Error> {
-    match status {
-        Status::Complete(head) => Ok(Status::Complete(head)),
-        // The search found `\n\r\n` or `\n\n`; the parser refuses the bare LF
-        // before it could report the head incomplete, so this is not reached.
-        Status::Partial => Err(Error::new(ErrorKind::BareLf, end)),
+/// The one-shot parser's verdict on a buffer over the head limit: its first
+/// error, which is the head limit itself unless something came before.
+fn canonical<T>(one_shot: Result<Status<T>, Error>, at: usize) -> Result<Status<T>, Error> {
+    match one_shot {
+        Err(e) => Err(e),
+        Ok(_) => Err(Error::new(ErrorKind::HeadTooLarge, at)),
     }
 }

@@ -1,0 +1,105 @@
+//! The block cursor: masks of bytes that end a token and bytes that end a
+//! value, for one 64-byte block at a time, streaming forward through a head
+//! so each block is classified once.
+
+use crate::scan::{block_at, low_bits, Block, Classify, Stop};
+
+/// Masks of the 64 bytes at `base`: bit `i` of `nt` is set when byte
+/// `base + i` is not a tchar, of `nv` when it may not be in a field value.
+/// Past the end of the buffer every byte counts as both, so a scan stops at
+/// `buf.len()` when nothing else stops it.
+pub(super) struct Blocks<C> {
+    pub(super) c: C,
+    pub(super) base: usize,
+    pub(super) nt: u64,
+    pub(super) nv: u64,
+}
+
+impl<C: Classify> Blocks<C> {
+    /// The cursor at the block starting at `at`.
+    #[inline(always)]
+    pub(super) fn new(c: C, buf: &[u8], at: usize) -> Self {
+        let mut b = Blocks {
+            c,
+            base: at,
+            nt: 0,
+            nv: 0,
+        };
+        b.load(buf);
+        b
+    }
+
+    #[inline(always)]
+    fn load(&mut self, buf: &[u8]) {
+        match buf.get(self.base..self.base + 64) {
+            Some(b) => {
+                let b: &Block = b.try_into().unwrap_or(&[0; 64]);
+                self.nt = self.c.non_token(b);
+                self.nv = self.c.non_value(b);
+            }
+            None => {
+                self.nt = tail_mask(self.c, buf, self.base, Stop::Token);
+                self.nv = tail_mask(self.c, buf, self.base, Stop::Value);
+            }
+        }
+    }
+
+    /// Moves forward to the block holding `pos` (`pos >= base`), keeping the
+    /// 64-byte stride so no block is classified twice.
+    #[inline(always)]
+    pub(super) fn seek(&mut self, buf: &[u8], pos: usize) {
+        let d = (pos - self.base) & !63;
+        if d != 0 {
+            self.base += d;
+            self.load(buf);
+        }
+    }
+
+    /// The next block.
+    #[inline(always)]
+    pub(super) fn advance(&mut self, buf: &[u8]) {
+        self.base += 64;
+        self.load(buf);
+    }
+}
+
+/// The `stop` mask of the 64 bytes at `at` when fewer than 64 remain: the
+/// last 64 bytes of the buffer classified and shifted (no copy), or for a
+/// buffer shorter than a block a zero-padded copy; every byte past the end is
+/// a stop.
+#[inline(always)]
+fn tail_mask<C: Classify>(c: C, buf: &[u8], at: usize, stop: Stop) -> u64 {
+    if at >= buf.len() {
+        return u64::MAX;
+    }
+    let past_end = !low_bits(buf.len() - at);
+    if buf.len() >= 64 {
+        let from = buf.len() - 64;
+        let b: &Block = buf[from..].try_into().unwrap_or(&[0; 64]);
+        return stop.mask(c, b) >> (at - from) | past_end;
+    }
+    let mut tmp = [0u8; 64];
+    stop.mask(c, block_at(buf, at, &mut tmp)) | past_end
+}
+
+/// The `stop` mask of the 64 bytes at `at`.
+#[inline(always)]
+pub(super) fn mask_at<C: Classify>(c: C, buf: &[u8], at: usize, stop: Stop) -> u64 {
+    match buf.get(at..at + 64) {
+        Some(b) => stop.mask(c, b.try_into().unwrap_or(&[0; 64])),
+        None => tail_mask(c, buf, at, stop),
+    }
+}
+
+/// The first `stop` byte at or after `from`, or `buf.len()` when there is
+/// none.
+#[inline(always)]
+pub(super) fn find<C: Classify>(c: C, buf: &[u8], mut from: usize, stop: Stop) -> usize {
+    loop {
+        let m = mask_at(c, buf, from, stop);
+        if m != 0 {
+            return (from + m.trailing_zeros() as usize).min(buf.len());
+        }
+        from += 64;
+    }
+}

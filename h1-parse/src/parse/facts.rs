@@ -1,0 +1,463 @@
+//! Framing facts: what the fields say about the message's framing,
+//! recorded while they go by, and the value syntax they need (`Host`,
+//! transfer codings).
+
+use h1_headers::{list_elements, parse_content_length};
+
+use super::fields::{FieldSink, Line};
+use super::{err, span, Result};
+use crate::error::ErrorKind as K;
+use crate::head::{ConnectionTokens, Expect, Framing, TransferEncoding, Version};
+
+/// Whether the token `name` equals `lower`, an all-lowercase name of 4 to
+/// 24 letters and `-`. For tchars, OR-ing 0x20 maps exactly the two cases of a
+/// letter onto the lowercase one and leaves `-` alone (its only other
+/// preimage, CR, is not a tchar), so whole words compare at once.
+#[inline(always)]
+fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
+    if name.len() != N {
+        return false;
+    }
+    if N < 8 {
+        let w = |s: &[u8], at: usize| u32::from_le_bytes([s[at], s[at + 1], s[at + 2], s[at + 3]]);
+        return w(name, 0) | 0x2020_2020 == w(lower, 0)
+            && w(name, N - 4) | 0x2020_2020 == w(lower, N - 4);
+    }
+    let w = |s: &[u8], at: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(b) | 0x2020_2020_2020_2020
+    };
+    let mid = if N > 16 {
+        w(name, 8) == w(lower, 8)
+    } else {
+        true
+    };
+    w(name, 0) == w(lower, 0) && w(name, N - 8) == w(lower, N - 8) && mid
+}
+
+impl FieldSink for Facts {
+    /// Names are told apart by length first, then compared a word at a time;
+    /// only a framing field leaves this inlined match.
+    #[inline(always)]
+    fn field(&mut self, buf: &[u8], l: Line) -> Result<()> {
+        let name = &buf[l.name_start..l.name_end];
+        if l.folded {
+            return folded(name, l);
+        }
+        match name.len() {
+            4 if self.request && name_is(name, b"host") => self.host(buf, l),
+            6 if self.request && name_is(name, b"expect") => {
+                self.expect(&buf[l.value_start..l.value_end]);
+                Ok(())
+            }
+            7 if name_is(name, b"upgrade") => {
+                self.framing.upgrade = true;
+                Ok(())
+            }
+            10 if name_is(name, b"connection") => {
+                self.connection(&buf[l.value_start..l.value_end]);
+                Ok(())
+            }
+            14 if name_is(name, b"content-length") => self.content_length(buf, l),
+            17 if name_is(name, b"transfer-encoding") => {
+                self.transfer_encoding(&buf[l.value_start..l.value_end], l)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A folded value (obs-fold leniency) holds CR LF until the caller unfolds
+/// it, so a framing field must not be folded: its list or number would be
+/// read differently by a peer that unfolds first (RFC 9112 §5.2 lets a
+/// server refuse obs-fold outright).
+#[cold]
+#[inline(never)]
+fn folded(name: &[u8], l: Line) -> Result<()> {
+    const FRAMING: [&[u8]; 6] = [
+        b"host",
+        b"expect",
+        b"upgrade",
+        b"connection",
+        b"content-length",
+        b"transfer-encoding",
+    ];
+    if FRAMING.iter().any(|f| name.eq_ignore_ascii_case(f)) {
+        return err(K::ObsFold, l.value_start);
+    }
+    Ok(())
+}
+
+/// The largest `Content-Length` accepted: 18 significant digits.
+const MAX_CONTENT_LENGTH: u64 = 999_999_999_999_999_999;
+
+/// Accumulates the framing facts while the fields go by.
+#[derive(Clone, Debug)]
+pub(super) struct Facts {
+    request: bool,
+    version: Version,
+    framing: Framing,
+    content_length_at: usize,
+    te_at: usize,
+    te_seen: bool,
+    te_chunked: bool,
+    te_other: bool,
+    host_count: u32,
+}
+
+impl Facts {
+    /// Facts for a request (`Host`, `Expect` apply) or a response.
+    #[inline(always)]
+    pub(super) fn new(request: bool, version: Version) -> Facts {
+        Facts {
+            request,
+            version,
+            framing: Framing::NONE,
+            content_length_at: 0,
+            te_at: 0,
+            te_seen: false,
+            te_chunked: false,
+            te_other: false,
+            host_count: 0,
+        }
+    }
+
+    #[inline(never)]
+    fn expect(&mut self, value: &[u8]) {
+        self.framing.expect = if value.eq_ignore_ascii_case(b"100-continue")
+            && self.framing.expect != Expect::Other
+        {
+            Expect::Continue
+        } else {
+            Expect::Other
+        };
+    }
+
+    #[inline(never)]
+    fn connection(&mut self, value: &[u8]) {
+        for token in list_elements(value) {
+            self.framing.connection.bits |= if token.eq_ignore_ascii_case(b"close") {
+                ConnectionTokens::CLOSE
+            } else if token.eq_ignore_ascii_case(b"keep-alive") {
+                ConnectionTokens::KEEP_ALIVE
+            } else if token.eq_ignore_ascii_case(b"upgrade") {
+                ConnectionTokens::UPGRADE
+            } else {
+                ConnectionTokens::OTHER
+            };
+        }
+    }
+
+    #[inline(never)]
+    fn content_length(&mut self, buf: &[u8], l: Line) -> Result<()> {
+        let value = &buf[l.value_start..l.value_end];
+        let n =
+            parse_content_length(value).or_else(|_| err(K::InvalidContentLength, l.value_start))?;
+        // 18 digits: a bound every peer can hold (the shared profile's).
+        if n > MAX_CONTENT_LENGTH {
+            return err(K::InvalidContentLength, l.value_start);
+        }
+        match self.framing.content_length {
+            Some(prev) if prev != n => return err(K::InvalidContentLength, l.value_start),
+            _ => {}
+        }
+        self.framing.content_length = Some(n);
+        self.content_length_at = l.name_start;
+        Ok(())
+    }
+
+    /// Host is in every request.
+    #[inline(never)]
+    fn host(&mut self, buf: &[u8], l: Line) -> Result<()> {
+        self.host_count += 1;
+        if self.host_count > 1 {
+            return err(K::DuplicateHost, l.name_start);
+        }
+        let value = &buf[l.value_start..l.value_end];
+        if !(valid_host(value, false) || value.is_empty() && self.version == Version::Http10) {
+            return err(K::InvalidHost, l.value_start);
+        }
+        self.framing.host = Some(span(l.value_start, l.value_end));
+        Ok(())
+    }
+
+    /// One `Transfer-Encoding` field: a list of codings, of which `chunked`
+    /// may appear once, last, without parameters.
+    #[inline(never)]
+    fn transfer_encoding(&mut self, value: &[u8], l: Line) -> Result<()> {
+        if !self.te_seen {
+            self.te_at = l.name_start;
+        }
+        self.te_seen = true;
+        let mut any = false;
+        for elem in list_elements(value) {
+            any = true;
+            let (coding, params) = match elem.iter().position(|&b| b == b';') {
+                Some(i) => (
+                    h1_headers::chars::trim_ows(&elem[..i]),
+                    Some(&elem[i + 1..]),
+                ),
+                None => (elem, None),
+            };
+            if !h1_headers::chars::is_token(coding) {
+                return err(K::InvalidTransferEncoding, l.value_start);
+            }
+            if self.te_chunked {
+                // Something after `chunked`: chunked is not the final coding.
+                return err(K::InvalidTransferEncoding, l.value_start);
+            }
+            if coding.eq_ignore_ascii_case(b"chunked") {
+                if params.is_some() {
+                    return err(K::InvalidTransferEncoding, l.value_start);
+                }
+                self.te_chunked = true;
+            } else {
+                if let Some(p) = params {
+                    if !valid_params(p) {
+                        return err(K::InvalidTransferEncoding, l.value_start);
+                    }
+                }
+                self.te_other = true;
+            }
+        }
+        if !any {
+            return err(K::InvalidTransferEncoding, l.value_start);
+        }
+        Ok(())
+    }
+
+    /// The cross-field rules, once every field has been seen.
+    pub(super) fn finish(mut self, end: usize) -> Result<Framing> {
+        let (request, version) = (self.request, self.version);
+        if self.te_seen {
+            if self.framing.content_length.is_some() {
+                return err(
+                    K::ContentLengthWithTransferEncoding,
+                    self.te_at.max(self.content_length_at),
+                );
+            }
+            if version == Version::Http10 {
+                return err(K::TransferEncodingInHttp10, self.te_at);
+            }
+            self.framing.transfer_encoding = if self.te_chunked {
+                if self.te_other && request {
+                    return err(K::UnsupportedTransferCoding, self.te_at);
+                }
+                TransferEncoding::Chunked
+            } else if request {
+                return err(K::InvalidTransferEncoding, self.te_at);
+            } else {
+                TransferEncoding::NotChunked
+            };
+        }
+        if request && self.host_count == 0 && version == Version::Http11 {
+            return err(K::MissingHost, end);
+        }
+        Ok(self.framing)
+    }
+}
+
+/// Transfer-coding parameters: `token "=" ( token / quoted-string )`
+/// separated by `;` with optional whitespace (RFC 9110 §10.1.4).
+fn valid_params(p: &[u8]) -> bool {
+    p.split(|&b| b == b';').all(|param| {
+        let param = h1_headers::chars::trim_ows(param);
+        match param.iter().position(|&b| b == b'=') {
+            Some(i) => {
+                let (name, val) = (&param[..i], &param[i + 1..]);
+                h1_headers::chars::is_token(h1_headers::chars::trim_ows(name))
+                    && (h1_headers::chars::is_token(val) || is_quoted_string(val))
+            }
+            None => false,
+        }
+    })
+}
+
+/// `DQUOTE *( qdtext / quoted-pair ) DQUOTE` (RFC 9110 §5.6.4).
+pub(crate) fn is_quoted_string(s: &[u8]) -> bool {
+    if s.len() < 2 || s[0] != b'"' || s[s.len() - 1] != b'"' {
+        return false;
+    }
+    let inner = &s[1..s.len() - 1];
+    let mut i = 0;
+    while i < inner.len() {
+        match inner[i] {
+            b'\\' => {
+                match inner.get(i + 1) {
+                    Some(&b) if b == b'\t' || (b >= 0x20 && b != 0x7f) => {}
+                    _ => return false,
+                }
+                i += 2;
+            }
+            b'"' => return false,
+            b if b == b'\t' || (b >= 0x20 && b != 0x7f) => i += 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2). With
+/// `port_required`, the port must be present and non-empty (authority-form
+/// for CONNECT).
+pub(super) fn valid_host(v: &[u8], port_required: bool) -> bool {
+    // The common shape first: a reg-name or IPv4 address without `%`, then
+    // an optional port.
+    let name_len = v.iter().take_while(|&&b| REG_NAME[b as usize]).count();
+    match v.get(name_len) {
+        None => return name_len > 0 && !port_required,
+        Some(b':') if name_len > 0 => {
+            let port = &v[name_len + 1..];
+            return port.iter().all(u8::is_ascii_digit) && !(port_required && port.is_empty());
+        }
+        _ => {}
+    }
+    let (host_ok, rest) = if v.first() == Some(&b'[') {
+        match v.iter().position(|&b| b == b']') {
+            Some(i) => (valid_ip_literal(&v[1..i]), &v[i + 1..]),
+            None => return false,
+        }
+    } else {
+        let i = v.iter().position(|&b| b == b':').unwrap_or(v.len());
+        (!v[..i].is_empty() && valid_reg_name(&v[..i]), &v[i..])
+    };
+    if !host_ok {
+        return false;
+    }
+    match rest.split_first() {
+        None => !port_required,
+        Some((b':', port)) => {
+            port.iter().all(u8::is_ascii_digit) && !(port_required && port.is_empty())
+        }
+        Some(_) => false,
+    }
+}
+
+/// Bytes of a reg-name other than `%`: unreserved and sub-delims.
+static REG_NAME: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            );
+        b += 1;
+    }
+    t
+};
+
+/// `*( unreserved / pct-encoded / sub-delims )`.
+#[inline]
+fn valid_reg_name(s: &[u8]) -> bool {
+    if s.iter().all(|&b| REG_NAME[b as usize]) {
+        return true;
+    }
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if b == b'%' {
+            if !(s.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+            {
+                return false;
+            }
+            i += 3;
+            continue;
+        }
+        if !REG_NAME[b as usize] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `IPv6address / IPvFuture` inside brackets, checked for its alphabet and
+/// shape: hex digits, `:` and `.` with at least two colons, or
+/// `v HEXDIG+ "." ( unreserved / sub-delims / ":" )+`.
+fn valid_ip_literal(s: &[u8]) -> bool {
+    if let Some(rest) = s.strip_prefix(b"v").or_else(|| s.strip_prefix(b"V")) {
+        let dot = match rest.iter().position(|&b| b == b'.') {
+            Some(d) => d,
+            None => return false,
+        };
+        return dot > 0
+            && rest[..dot].iter().all(u8::is_ascii_hexdigit)
+            && rest.len() > dot + 1
+            && rest[dot + 1..]
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:".contains(&b));
+    }
+    valid_ipv6(s)
+}
+
+/// `IPv6address` (RFC 3986 §3.2.2): eight groups of one to four hex digits,
+/// or fewer around one `::`, the last two groups possibly an IPv4 address.
+fn valid_ipv6(s: &[u8]) -> bool {
+    let (head, tail) = match s.windows(2).position(|w| w == b"::") {
+        Some(i) => (&s[..i], Some(&s[i + 2..])),
+        None => (s, None),
+    };
+    let groups = |part: &[u8], v4_last: bool| -> Option<usize> {
+        if part.is_empty() {
+            return Some(0);
+        }
+        let mut n = 0;
+        let mut pieces = part.split(|&b| b == b':').peekable();
+        while let Some(g) = pieces.next() {
+            let last = pieces.peek().is_none();
+            if last && v4_last && g.contains(&b'.') {
+                return valid_ipv4(g).then_some(n + 2);
+            }
+            if g.is_empty() || g.len() > 4 || !g.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            n += 1;
+        }
+        Some(n)
+    };
+    match tail {
+        None => groups(head, true) == Some(8),
+        Some(tail) => match (groups(head, false), groups(tail, true)) {
+            (Some(h), Some(t)) => h + t <= 7,
+            _ => false,
+        },
+    }
+}
+
+/// `IPv4address`: four decimal octets 0 to 255 without leading zeros.
+fn valid_ipv4(s: &[u8]) -> bool {
+    let mut n = 0;
+    for octet in s.split(|&b| b == b'.') {
+        n += 1;
+        let ok = !octet.is_empty()
+            && octet.len() <= 3
+            && octet.iter().all(u8::is_ascii_digit)
+            && !(octet.len() > 1 && octet[0] == b'0')
+            && octet
+                .iter()
+                .fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'))
+                <= 255;
+        if !ok {
+            return false;
+        }
+    }
+    n == 4
+}

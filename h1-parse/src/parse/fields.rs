@@ -1,0 +1,326 @@
+//! Field lines: the walk shared by request heads, response heads and
+//! trailer sections.
+
+use h1_headers::chars::is_ows;
+use h1_headers::Entry;
+
+use super::blocks::{find, Blocks};
+use super::{err, span, Result};
+use crate::error::ErrorKind as K;
+use crate::head::Status;
+use crate::scan::{Classify, Stop};
+use crate::Config;
+
+/// A field line, as positions in the buffer.
+#[derive(Clone, Copy)]
+pub(super) struct Line {
+    pub(super) name_start: usize,
+    pub(super) name_end: usize,
+    pub(super) value_start: usize,
+    pub(super) value_end: usize,
+    /// The value continues over obs-fold lines (leniency only): its span
+    /// holds CR and LF bytes.
+    pub(super) folded: bool,
+}
+
+/// What the field walk ended with.
+pub(super) struct FieldsEnd {
+    /// Index after the empty line.
+    pub(super) end: usize,
+    pub(super) count: usize,
+    pub(super) obs_fold: bool,
+}
+
+/// What the field walk tells about each field line.
+pub(super) trait FieldSink {
+    /// One field line, already validated and stored.
+    fn field(&mut self, buf: &[u8], line: Line) -> Result<()>;
+}
+
+/// Trailer fields carry no framing facts.
+pub(super) struct NoFacts;
+
+impl FieldSink for NoFacts {
+    #[inline(always)]
+    fn field(&mut self, _: &[u8], _: Line) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Walks field lines from `pos` up to and including the empty line, storing
+/// them into `fields` and telling `sink` of each.
+///
+/// The loop handles the common shape inline: a name inside the current
+/// block followed by `:`, a value (through as many blocks as it needs)
+/// followed by CRLF, at most one SP before the value. Everything else (line
+/// errors, bare LF, incomplete lines, names across a block edge) goes
+/// through [`slow_line`], which decides with the same predicates.
+#[inline(always)]
+pub(super) fn parse_fields<C: Classify>(
+    blocks: &mut Blocks<C>,
+    buf: &[u8],
+    mut pos: usize,
+    fields: &mut [Entry],
+    config: &Config,
+    sink: &mut impl FieldSink,
+) -> Result<Status<FieldsEnd>> {
+    let max_fields = config.max_fields.min(fields.len());
+    let fields = &mut fields[..max_fields];
+    let max_line = config.max_field_line_len;
+    let mut count = 0;
+    let mut obs_fold = false;
+    loop {
+        blocks.seek(buf, pos);
+        let m = blocks.nt >> (pos - blocks.base);
+        let name_end = pos + m.trailing_zeros() as usize;
+        let mut fast = None;
+        if name_end != pos && m != 0 && buf.get(name_end) == Some(&b':') {
+            let mut vrel = name_end + 1 - blocks.base;
+            loop {
+                let m = if vrel < 64 { blocks.nv >> vrel } else { 0 };
+                if m != 0 {
+                    let value_end = blocks.base + vrel + m.trailing_zeros() as usize;
+                    if buf.get(value_end..value_end + 2) == Some(b"\r\n")
+                        && value_end - pos <= max_line
+                    {
+                        fast = Some(value_end);
+                    }
+                    break;
+                }
+                if blocks.base + 64 >= buf.len() || blocks.base + 64 - pos > max_line {
+                    break;
+                }
+                blocks.advance(buf);
+                vrel = 0;
+            }
+        } else if name_end == pos && buf.get(pos..pos + 2) == Some(b"\r\n") {
+            return Ok(Status::Complete(FieldsEnd {
+                end: pos + 2,
+                count,
+                obs_fold,
+            }));
+        }
+        let (name_end, mut value_end, mut next) = match fast {
+            Some(e) => (name_end, e, e + 2),
+            None => match slow_line(blocks.c, buf, pos, config)? {
+                SlowLine::Field {
+                    name_end,
+                    value_end,
+                    next,
+                } => (name_end, value_end, next),
+                SlowLine::End(end) => {
+                    return Ok(Status::Complete(FieldsEnd {
+                        end,
+                        count,
+                        obs_fold,
+                    }))
+                }
+                SlowLine::Partial => return Ok(Status::Partial),
+            },
+        };
+        let mut value_start = name_end + 1;
+        if value_start < value_end && buf[value_start] == b' ' {
+            value_start += 1;
+        }
+        if value_start < value_end && (is_ows(buf[value_start]) || is_ows(buf[value_end - 1])) {
+            (value_start, value_end) = trim(buf, value_start, value_end);
+        }
+        let mut folded = false;
+        if config.allow_obs_fold {
+            // Whether the next line continues this one is unknown until it starts.
+            if next >= buf.len() {
+                return partial_line(buf, pos, max_line);
+            }
+            if matches!(buf[next], b' ' | b'\t') {
+                match unfold(blocks.c, buf, pos, value_start, value_end, next, config)? {
+                    Some((s, e, n)) => (value_start, value_end, next) = (s, e, n),
+                    None => return partial_line(buf, pos, max_line),
+                }
+                folded = true;
+                obs_fold = true;
+            }
+        }
+        match fields.get_mut(count) {
+            Some(slot) => {
+                *slot = Entry::new(span(pos, name_end), span(value_start, value_end));
+            }
+            None => return err(K::TooManyFields, pos),
+        }
+        count += 1;
+        sink.field(
+            buf,
+            Line {
+                name_start: pos,
+                name_end,
+                value_start,
+                value_end,
+                folded,
+            },
+        )?;
+        pos = next;
+    }
+}
+
+/// A line the fast path did not take.
+enum SlowLine {
+    /// A valid field line: name end (the colon), value end, next line.
+    Field {
+        name_end: usize,
+        value_end: usize,
+        next: usize,
+    },
+    /// The empty line: the index after it.
+    End(usize),
+    /// Not complete yet.
+    Partial,
+}
+
+/// One line, decided byte class by byte class without the block cursor.
+#[cold]
+#[inline(never)]
+fn slow_line<C: Classify>(c: C, buf: &[u8], pos: usize, config: &Config) -> Result<SlowLine> {
+    let max_line = config.max_field_line_len;
+    match buf.get(pos) {
+        None => return Ok(SlowLine::Partial),
+        Some(b'\r' | b'\n') => {
+            return Ok(match empty_line(buf, pos, config)? {
+                Some(end) => SlowLine::End(end),
+                None => SlowLine::Partial,
+            })
+        }
+        Some(_) => {}
+    }
+    let name_end = find(c, buf, pos, Stop::Token);
+    if name_end >= buf.len() {
+        return partial_line::<()>(buf, pos, max_line).map(|_| SlowLine::Partial);
+    }
+    if buf[name_end] != b':' || name_end == pos {
+        return name_error::<()>(buf, pos, name_end, max_line).map(|_| SlowLine::Partial);
+    }
+    let value_end = find(c, buf, name_end + 1, Stop::Value);
+    // The line is too long before whatever ends it is looked at, so the
+    // error does not depend on how many bytes have arrived.
+    if value_end - pos > max_line {
+        return err(K::FieldLineTooLong, pos);
+    }
+    let next = match line_end(buf, value_end, config)? {
+        Some(n) => n,
+        None => return partial_line::<()>(buf, pos, max_line).map(|_| SlowLine::Partial),
+    };
+    Ok(SlowLine::Field {
+        name_end,
+        value_end,
+        next,
+    })
+}
+
+/// The empty line that ends a head: `Some(end)`, `None` when incomplete.
+#[inline(always)]
+fn empty_line(buf: &[u8], pos: usize, config: &Config) -> Result<Option<usize>> {
+    match (buf[pos], buf.get(pos + 1)) {
+        (b'\r', Some(b'\n')) => Ok(Some(pos + 2)),
+        (b'\r', None) => Ok(None),
+        (b'\r', Some(_)) => err(K::BareCr, pos),
+        _ if config.allow_bare_lf => Ok(Some(pos + 1)),
+        _ => err(K::BareLf, pos),
+    }
+}
+
+/// `value` without leading and trailing whitespace.
+#[cold]
+#[inline(never)]
+fn trim(buf: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
+    while start < end && is_ows(buf[start]) {
+        start += 1;
+    }
+    while end > start && is_ows(buf[end - 1]) {
+        end -= 1;
+    }
+    (start, end)
+}
+
+/// Extends a value over obs-fold continuation lines (leniency only):
+/// `(value start, value end, next line)`, `None` when incomplete.
+#[cold]
+#[inline(never)]
+fn unfold<C: Classify>(
+    c: C,
+    buf: &[u8],
+    name_start: usize,
+    mut value_start: usize,
+    mut value_end: usize,
+    mut next: usize,
+    config: &Config,
+) -> Result<Option<(usize, usize, usize)>> {
+    while matches!(buf.get(next), Some(b' ' | b'\t')) {
+        let end = find(c, buf, next, Stop::Value);
+        let after = match line_end(buf, end, config)? {
+            Some(n) => n,
+            None => return Ok(None),
+        };
+        if end - name_start > config.max_field_line_len {
+            return err(K::FieldLineTooLong, name_start);
+        }
+        let (s, e) = trim(buf, next, end);
+        if s < e {
+            if value_start >= value_end {
+                value_start = s;
+            }
+            value_end = e;
+        }
+        next = after;
+    }
+    Ok(Some((value_start, value_end, next)))
+}
+
+/// The line end at `end`, the first byte a value scan stopped at: the start
+/// of the next line, `None` when incomplete, or the error.
+#[inline]
+pub(super) fn line_end(buf: &[u8], end: usize, config: &Config) -> Result<Option<usize>> {
+    match buf.get(end) {
+        None => Ok(None),
+        Some(b'\r') => match buf.get(end + 1) {
+            Some(b'\n') => Ok(Some(end + 2)),
+            None => Ok(None),
+            Some(_) => err(K::BareCr, end),
+        },
+        Some(b'\n') if config.allow_bare_lf => Ok(Some(end + 1)),
+        Some(b'\n') => err(K::BareLf, end),
+        Some(_) => err(K::InvalidFieldValue, end),
+    }
+}
+
+/// Partial, unless the incomplete line is already over the limit.
+#[cold]
+#[inline(never)]
+pub(super) fn partial_line<T>(buf: &[u8], line_start: usize, max_line: usize) -> Result<Status<T>> {
+    // A final CR may be the start of the CRLF that ends the line.
+    let len = buf.len() - line_start - usize::from(buf.last() == Some(&b'\r'));
+    if len > max_line {
+        return err(K::FieldLineTooLong, line_start);
+    }
+    Ok(Status::Partial)
+}
+
+/// Why a field line has no valid name: a line starting with whitespace
+/// (obs-fold), whitespace before the colon, or a byte that is not a tchar.
+#[cold]
+#[inline(never)]
+fn name_error<T>(buf: &[u8], start: usize, end: usize, max_line: usize) -> Result<Status<T>> {
+    if end == start {
+        return match buf[start] {
+            b' ' | b'\t' => err(K::ObsFold, start),
+            _ => err(K::InvalidFieldName, start),
+        };
+    }
+    match buf[end] {
+        b' ' | b'\t' => match buf[end..].iter().find(|&&b| !is_ows(b)) {
+            Some(b':') => err(K::WhitespaceBeforeColon, end),
+            Some(_) => err(K::InvalidFieldName, end),
+            // Only whitespace so far: which error it is depends on what
+            // comes, within the line limit.
+            None => partial_line(buf, start, max_line),
+        },
+        _ => err(K::InvalidFieldName, end),
+    }
+}

@@ -1,0 +1,106 @@
+//! Checking an incomplete head line by line, for [`HeadParser`](crate::HeadParser):
+//! each complete line is checked once, with the same rules and in the same
+//! order as the one-shot parser, so both report the same first error.
+
+use h1_headers::Entry;
+
+use super::blocks::Blocks;
+use super::facts::Facts;
+use super::fields::parse_fields;
+use super::start::{request_line, status_line};
+use super::Result;
+use crate::head::Status;
+use crate::scan::{Classify, Kernel, Path};
+use crate::Config;
+
+/// How far the lines of an incomplete head have been checked.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LineCheck {
+    /// The facts so far, once the start line has been checked.
+    facts: Option<Facts>,
+    /// Where the next unchecked line starts.
+    pos: usize,
+    /// Field lines checked so far.
+    count: usize,
+}
+
+impl LineCheck {
+    /// Checks the lines of `buf` (which ends right after an LF) not checked
+    /// yet; the head starts at `start` (after skipped empty lines).
+    pub(crate) fn check(
+        &mut self,
+        request: bool,
+        buf: &[u8],
+        start: usize,
+        fields: &mut [Entry],
+        config: &Config,
+    ) -> Result<()> {
+        Path::detected().run(CheckKernel {
+            check: self,
+            request,
+            buf,
+            start,
+            fields,
+            config,
+        })
+    }
+}
+
+struct CheckKernel<'a> {
+    check: &'a mut LineCheck,
+    request: bool,
+    buf: &'a [u8],
+    start: usize,
+    fields: &'a mut [Entry],
+    config: &'a Config,
+}
+
+impl Kernel for CheckKernel<'_> {
+    type Output = Result<()>;
+
+    #[inline(always)]
+    fn run<C: Classify>(self, c: C) -> Result<()> {
+        let CheckKernel {
+            check,
+            request,
+            buf,
+            start,
+            fields,
+            config,
+        } = self;
+        if check.facts.is_none() {
+            let (version, fields_start) = if request {
+                let mut blocks = Blocks::new(c, buf, start);
+                match request_line(&mut blocks, buf, start, config)? {
+                    Status::Complete(l) => (l.version, l.fields_start),
+                    Status::Partial => return Ok(()),
+                }
+            } else {
+                match status_line(c, buf, config)? {
+                    Status::Complete(l) => (l.version, l.fields_start),
+                    Status::Partial => return Ok(()),
+                }
+            };
+            check.facts = Some(Facts::new(request, version));
+            check.pos = fields_start;
+        }
+        let Some(facts) = check.facts.as_mut() else {
+            return Ok(());
+        };
+        if check.pos >= buf.len() {
+            return Ok(());
+        }
+        // Complete lines without the empty line (the head end was not
+        // found): Partial, or the first error. The field limit counts the
+        // lines checked before.
+        let config = &Config {
+            max_fields: config.max_fields.saturating_sub(check.count),
+            ..config.clone()
+        };
+        let mut blocks = Blocks::new(c, buf, check.pos);
+        let _partial = parse_fields(&mut blocks, buf, check.pos, fields, config, facts)?;
+        check.count += memchr::memchr_iter(b'\n', &buf[check.pos..]).count();
+        check.pos = buf.len();
+        Ok(())
+    }
+}
