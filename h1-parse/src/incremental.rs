@@ -135,7 +135,7 @@ impl HeadParser {
         buf: &[u8],
         start: usize,
         fields: &mut [Entry],
-        one_shot: fn(&[u8], &mut [Entry], &Config) -> Result<Status<T>, Error>,
+        one_shot: OneShot<T>,
     ) -> Result<Status<T>, Error> {
         let seen = core::mem::replace(&mut self.seen, buf.len());
         if let Some(end) = self.end.find(&buf[start..]) {
@@ -172,7 +172,7 @@ impl HeadParser {
         start: usize,
         seen: usize,
         fields: &mut [Entry],
-        one_shot: fn(&[u8], &mut [Entry], &Config) -> Result<Status<T>, Error>,
+        one_shot: OneShot<T>,
     ) -> Result<(), Error> {
         if self.config.allow_obs_fold {
             return Ok(());
@@ -203,6 +203,9 @@ impl HeadParser {
         Ok(())
     }
 }
+
+/// `parse_request` or `parse_response`.
+type OneShot<T> = fn(&[u8], &mut [Entry], &Config) -> Result<Status<T>, Error>;
 
 /// The one-shot parser's verdict on a buffer over the head limit: its first
 /// error, which is the head limit itself unless something came before.
