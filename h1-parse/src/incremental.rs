@@ -163,8 +163,9 @@ impl HeadParser {
     /// line once, with the one-shot parser's rules in its order (so both
     /// report the same first error), for O(n) in all. Rules across the whole
     /// head (a missing `Host`, `Content-Length` with `Transfer-Encoding`) wait
-    /// for its end, as in the one-shot parser. Skipped with obs-fold allowed,
-    /// where a line's meaning depends on the next one.
+    /// for its end, as in the one-shot parser. With obs-fold allowed, the
+    /// last complete line is checked again once the next one shows whether
+    /// it continues.
     fn check_lines<T>(
         &mut self,
         request: bool,
@@ -174,9 +175,6 @@ impl HeadParser {
         fields: &mut [Entry],
         one_shot: OneShot<T>,
     ) -> Result<(), Error> {
-        if self.config.allow_obs_fold {
-            return Ok(());
-        }
         let from = self.checked.max(start);
         // Only new bytes can hold a new LF.
         let new = seen.max(from).min(buf.len());
@@ -196,11 +194,27 @@ impl HeadParser {
         let tail = &buf[upto..];
         let bare_cr = tail.len() >= 2 && tail[0] == b'\r' && tail[1] != b'\n';
         let long = tail.len() > self.config.max_field_line_len && !self.long_line_checked;
-        if bare_cr || long {
+        if bare_cr || long || self.target_too_long(request, tail, upto == start) {
             self.long_line_checked = true;
             let _partial = one_shot(buf, fields, &self.config)?;
         }
         Ok(())
+    }
+}
+
+impl HeadParser {
+    /// Whether the unfinished request line already holds a target over the
+    /// limit: the method is a short token, so the target starts after the
+    /// first SP in the line's first bytes.
+    fn target_too_long(&self, request: bool, line: &[u8], start_line: bool) -> bool {
+        let max = self.config.max_target_len;
+        if !request || !start_line || line.len() <= max {
+            return false;
+        }
+        match memchr::memchr(b' ', &line[..line.len().min(64)]) {
+            Some(sp) => line.len() - (sp + 1) > max,
+            None => false,
+        }
     }
 }
 

@@ -727,6 +727,43 @@ fn target_limit_configured() {
     );
 }
 
+/// `HeadParser` fed byte by byte: the first answer other than `Partial`, and
+/// the buffer length it came at.
+fn first_verdict(buf: &[u8], config: &h1_parse::Config) -> (usize, RequestResult) {
+    let mut p = h1_parse::HeadParser::new(config.clone());
+    let mut storage = [h1_headers::Entry::EMPTY; 8];
+    for n in 0..=buf.len() {
+        match p.parse_request(&buf[..n], &mut storage) {
+            Ok(Status::Partial) => {}
+            r => return (n, r),
+        }
+    }
+    (buf.len(), Ok(Status::Partial))
+}
+
+/// The target limit with `HeadParser`: 414 as soon as the target passes the
+/// limit, as `parse_request` answers on that prefix, not only at the head
+/// limit.
+#[test]
+fn head_parser_refuses_a_long_target_at_the_limit() {
+    let mut buf = b"GET /".to_vec();
+    buf.resize(70_000, b'a');
+    let default = h1_parse::Config::default();
+    // One-shot on the prefix that passes the limit.
+    let e = error(&buf[..4 + 8193]);
+    assert_eq!((e.kind(), e.offset()), (K::TargetTooLong, 4));
+    let (n, r) = first_verdict(&buf, &default);
+    let e = r.unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (K::TargetTooLong, 4));
+    assert_eq!(n, 4 + 8193, "refused at {n} bytes");
+    // A small target limit.
+    let small = config(|c| c.max_target_len = 10);
+    let (n, r) = first_verdict(&buf, &small);
+    let e = r.unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (K::TargetTooLong, 4));
+    assert_eq!(n, 4 + 11, "refused at {n} bytes");
+}
+
 // ---------------------------------------------------------------------------
 // Spans and lengths of a valid request line.
 

@@ -43,11 +43,11 @@ fn configs() -> Vec<(&'static str, Config)> {
 }
 
 /// The configurations of the `HeadParser` tests: those of [`configs`]
-/// except obs-fold and a head limit small enough to cut the inputs, which
-/// the ignored `BUG` tests below cover.
+/// except obs-fold, which the ignored `BUG` test below covers.
 fn head_parser_configs() -> Vec<(&'static str, Config)> {
     vec![
         ("strict", Config::default()),
+        ("small-head", small(256)),
         (
             "bare-lf+spaces",
             config(|c| {
@@ -181,31 +181,6 @@ fn documented_lag<T>(
     }
 }
 
-/// The errors `parse_request` finds while recording framing facts, per
-/// field line (the trailer-section check `HeadParser` runs on lines after
-/// the first read does not look for them).
-const FRAMING_KINDS: &[ErrorKind] = &[
-    ErrorKind::InvalidHost,
-    ErrorKind::DuplicateHost,
-    ErrorKind::InvalidContentLength,
-    ErrorKind::InvalidTransferEncoding,
-];
-
-/// Whether `got` differs from `want` as the bug of
-/// `head_parser_checks_framing_fields_as_they_arrive` does: `parse_request`
-/// refuses a framing field, `HeadParser` (head not complete yet) waits or
-/// reports a later defect.
-fn framing_lag<T>(
-    got: &Result<Status<T>, h1_parse::Error>,
-    want: &Result<Status<T>, h1_parse::Error>,
-) -> bool {
-    match (got, want) {
-        (Ok(Status::Partial), Err(e)) => FRAMING_KINDS.contains(&e.kind()),
-        (Err(g), Err(e)) => FRAMING_KINDS.contains(&e.kind()) && g.offset() > e.offset(),
-        _ => false,
-    }
-}
-
 /// Collects mismatches and fails once with the first few.
 #[derive(Default)]
 struct Mismatches(Vec<String>);
@@ -279,7 +254,7 @@ fn head_parser_byte_by_byte_agrees_with_one_shot() {
 /// that `parse_request` already refuses, and keeps waiting for an end of head
 /// that a bare CR may prevent from ever being found.
 #[test]
-#[ignore = "BUG: with allow_obs_fold, HeadParser answers Partial where parse_request already returns an error (complete invalid lines, even the request line, are not refused until the head ends or max_head_len)"]
+
 fn head_parser_with_obs_fold_agrees_with_one_shot() {
     let fold = config(|c| c.allow_obs_fold = true);
     // Minimal reproducers.
@@ -300,11 +275,10 @@ fn head_parser_with_obs_fold_agrees_with_one_shot() {
 }
 
 /// When a read leaves an incomplete head longer than `max_head_len`,
-/// `HeadParser` answers `HeadTooLarge` (431) without first validating the
-/// lines before the limit, where `parse_request` reports the first defect
-/// inside the limit (here 400 or 414).
+/// `HeadParser` reports the first defect inside the limit, as
+/// `parse_request` does (here 400 or 414), not `HeadTooLarge`. (Regression:
+/// it answered 431 without looking at the lines.)
 #[test]
-#[ignore = "BUG: HeadParser reports HeadTooLarge (431) for a read that crosses max_head_len even when a line inside the limit is invalid; parse_request reports that line's error (e.g. InvalidFieldValue 400, TargetTooLong 414)"]
 fn head_parser_head_limit_agrees_with_one_shot() {
     let config = config(|c| c.max_head_len = 64);
     let mut buf = b"GET / HTTP/1.1\r\nX: \x01\r\n".to_vec();
@@ -686,9 +660,9 @@ fn mutations_agree_across_paths_and_keep_spans_inside() {
 
 /// `HeadParser` against `parse_request` on random mutants, in two reads
 /// and byte by byte. Differences of the documented kind
-/// ([`documented_lag`]) are allowed; with `exact == false` so are those of
-/// the known bug [`framing_lag`].
-fn mutations_head_parser(exact: bool) {
+/// ([`documented_lag`]) are allowed.
+#[test]
+fn mutations_head_parser_agrees() {
     let bases = mutation_bases();
     let configs = head_parser_configs();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
@@ -711,7 +685,7 @@ fn mutations_head_parser(exact: bool) {
             ));
         }
         for (how, got) in runs {
-            if documented_lag(&buf, &got.0, &want.0) || (!exact && framing_lag(&got.0, &want.0)) {
+            if documented_lag(&buf, &got.0, &want.0) {
                 excused += 1;
                 continue;
             }
@@ -727,25 +701,12 @@ fn mutations_head_parser(exact: bool) {
     assert!(excused < CASES / 8, "{excused} excused differences");
 }
 
+/// Framing fields are checked as their lines arrive, after the first read
+/// too: an invalid `Host`, `Content-Length` or `Transfer-Encoding` line (or a
+/// duplicate `Host`) is refused at once, with the error `parse_request`
+/// reports, not a later defect. (Regression: lines after the first read were
+/// checked without framing facts.)
 #[test]
-fn mutations_head_parser_agrees() {
-    mutations_head_parser(false);
-}
-
-#[test]
-#[ignore = "BUG: see head_parser_checks_framing_fields_as_they_arrive"]
-fn mutations_head_parser_agrees_exactly() {
-    mutations_head_parser(true);
-}
-
-/// Lines after the first read are validated with the trailer-section
-/// parser, which records no framing facts: an invalid `Host`,
-/// `Content-Length` or `Transfer-Encoding` line (or a duplicate `Host`) is
-/// not refused when it arrives, and a later syntax error is reported instead
-/// of it while the head is incomplete. `parse_request` reports the framing
-/// error first.
-#[test]
-#[ignore = "BUG: HeadParser does not check framing fields (Host, Content-Length, Transfer-Encoding, duplicate Host) in lines after the first read until the head ends; it answers Partial or a later error (e.g. InvalidFieldName) where parse_request answers InvalidHost etc."]
 fn head_parser_checks_framing_fields_as_they_arrive() {
     let cases: &[(&[u8], ErrorKind, usize)] = &[
         (
@@ -826,7 +787,7 @@ fn mutated_responses() {
         if got == Ok(Status::Partial) {
             got = p.parse_response(&buf, &mut storage);
         }
-        if got != r && !documented_lag(&buf, &got, &r) && !framing_lag(&got, &r) {
+        if got != r && !documented_lag(&buf, &got, &r) {
             failures.push(format!(
                 "case {case} {cname} split {k} {}: {got:?} vs {r:?}",
                 show(&buf)

@@ -13,17 +13,31 @@ pub(super) struct Blocks<C> {
     pub(super) base: usize,
     pub(super) nt: u64,
     pub(super) nv: u64,
+    /// For a buffer shorter than a block: the token, value and target masks
+    /// of the whole buffer, classified once from one padded copy.
+    small: Option<[u64; 3]>,
 }
 
 impl<C: Classify> Blocks<C> {
     /// The cursor at the block starting at `at`.
     #[inline(always)]
     pub(super) fn new(c: C, buf: &[u8], at: usize) -> Self {
+        let small = (buf.len() < 64).then(|| {
+            let mut tmp = [0u8; 64];
+            let b = block_at(buf, 0, &mut tmp);
+            let past_end = !low_bits(buf.len());
+            [
+                c.non_token(b) | past_end,
+                c.non_value(b) | past_end,
+                c.non_target(b) | past_end,
+            ]
+        });
         let mut b = Blocks {
             c,
             base: at,
             nt: 0,
             nv: 0,
+            small,
         };
         b.load(buf);
         b
@@ -37,10 +51,34 @@ impl<C: Classify> Blocks<C> {
                 self.nt = self.c.non_token(b);
                 self.nv = self.c.non_value(b);
             }
-            None => {
-                self.nt = tail_mask(self.c, buf, self.base, Stop::Token);
-                self.nv = tail_mask(self.c, buf, self.base, Stop::Value);
+            None => match self.small {
+                Some([t, v, _]) if self.base < 64 => {
+                    self.nt = t >> self.base;
+                    self.nv = v >> self.base;
+                    if self.base > 0 {
+                        // Bits shifted in from past the buffer are stops.
+                        self.nt |= !(u64::MAX >> self.base);
+                        self.nv |= !(u64::MAX >> self.base);
+                    }
+                }
+                _ => {
+                    self.nt = tail_mask(self.c, buf, self.base, Stop::Token);
+                    self.nv = tail_mask(self.c, buf, self.base, Stop::Value);
+                }
+            },
+        }
+    }
+
+    /// The first byte at or after `from` that may not be in a request-target
+    /// (`buf.len()` when there is none).
+    #[inline(always)]
+    pub(super) fn target_end(&self, buf: &[u8], from: usize) -> usize {
+        match self.small {
+            Some([_, _, t]) if from < 64 => {
+                let m = t >> from | !(u64::MAX >> from);
+                (from + m.trailing_zeros() as usize).min(buf.len())
             }
+            _ => find(self.c, buf, from, Stop::Target),
         }
     }
 

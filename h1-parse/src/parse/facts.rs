@@ -136,6 +136,15 @@ impl Facts {
 
     #[inline(never)]
     fn connection(&mut self, value: &[u8]) {
+        // The usual single token first.
+        if value.eq_ignore_ascii_case(b"keep-alive") {
+            self.framing.connection.bits |= ConnectionTokens::KEEP_ALIVE;
+            return;
+        }
+        if value.eq_ignore_ascii_case(b"close") {
+            self.framing.connection.bits |= ConnectionTokens::CLOSE;
+            return;
+        }
         for token in list_elements(value) {
             self.framing.connection.bits |= if token.eq_ignore_ascii_case(b"close") {
                 ConnectionTokens::CLOSE
@@ -304,7 +313,13 @@ pub(crate) fn is_quoted_string(s: &[u8]) -> bool {
 pub(super) fn valid_host(v: &[u8], port_required: bool) -> bool {
     // The common shape first: a reg-name or IPv4 address without `%`, then
     // an optional port.
-    let name_len = v.iter().take_while(|&&b| REG_NAME[b as usize]).count();
+    let mut name_len = v.len();
+    for (i, &b) in v.iter().enumerate() {
+        if !REG_NAME[b as usize] {
+            name_len = i;
+            break;
+        }
+    }
     match v.get(name_len) {
         None => return name_len > 0 && !port_required,
         Some(b':') if name_len > 0 => {

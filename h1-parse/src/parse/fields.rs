@@ -31,6 +31,14 @@ pub(super) struct FieldsEnd {
     pub(super) obs_fold: bool,
 }
 
+/// Where an incomplete field walk stopped: the first line not yet
+/// committed, and how many were.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Resume {
+    pub(super) line: usize,
+    pub(super) count: usize,
+}
+
 /// What the field walk tells about each field line.
 pub(super) trait FieldSink {
     /// One field line, already validated and stored.
@@ -63,6 +71,7 @@ pub(super) fn parse_fields<C: Classify>(
     fields: &mut [Entry],
     config: &Config,
     sink: &mut impl FieldSink,
+    resume: &mut Resume,
 ) -> Result<Status<FieldsEnd>> {
     let max_fields = config.max_fields.min(fields.len());
     let fields = &mut fields[..max_fields];
@@ -115,7 +124,10 @@ pub(super) fn parse_fields<C: Classify>(
                         obs_fold,
                     }))
                 }
-                SlowLine::Partial => return Ok(Status::Partial),
+                SlowLine::Partial => {
+                    *resume = Resume { line: pos, count };
+                    return Ok(Status::Partial);
+                }
             },
         };
         let mut value_start = name_end + 1;
@@ -129,15 +141,23 @@ pub(super) fn parse_fields<C: Classify>(
         if config.allow_obs_fold {
             // Whether the next line continues this one is unknown until it starts.
             if next >= buf.len() {
+                *resume = Resume { line: pos, count };
                 return partial_line(buf, pos, max_line);
             }
             if matches!(buf[next], b' ' | b'\t') {
                 match unfold(blocks.c, buf, pos, value_start, value_end, next, config)? {
                     Some((s, e, n)) => (value_start, value_end, next) = (s, e, n),
-                    None => return partial_line(buf, pos, max_line),
+                    None => {
+                        *resume = Resume { line: pos, count };
+                        return partial_line(buf, pos, max_line);
+                    }
                 }
                 folded = true;
                 obs_fold = true;
+                if next >= buf.len() {
+                    *resume = Resume { line: pos, count };
+                    return partial_line(buf, pos, max_line);
+                }
             }
         }
         match fields.get_mut(count) {

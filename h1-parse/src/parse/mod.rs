@@ -272,7 +272,15 @@ impl Kernel for TrailerKernel<'_, '_> {
         } = self;
         let (buf, cut) = clamp(buf, config.max_head_len);
         let mut blocks = blocks::Blocks::new(c, buf, 0);
-        match fields::parse_fields(&mut blocks, buf, 0, fields, config, &mut fields::NoFacts)? {
+        match fields::parse_fields(
+            &mut blocks,
+            buf,
+            0,
+            fields,
+            config,
+            &mut fields::NoFacts,
+            &mut fields::Resume::default(),
+        )? {
             Status::Complete(end) => Ok(Status::Complete(Trailers {
                 len: end.end,
                 field_count: end.count,

@@ -6,7 +6,7 @@ use h1_headers::Entry;
 
 use super::blocks::Blocks;
 use super::facts::Facts;
-use super::fields::parse_fields;
+use super::fields::{parse_fields, Resume};
 use super::start::{request_line, status_line};
 use super::Result;
 use crate::head::Status;
@@ -92,15 +92,28 @@ impl Kernel for CheckKernel<'_> {
         }
         // Complete lines without the empty line (the head end was not
         // found): Partial, or the first error. The field limit counts the
-        // lines checked before.
+        // lines checked before. With obs-fold allowed the last line may yet
+        // be continued: it is checked again with the next lines.
         let config = &Config {
             max_fields: config.max_fields.saturating_sub(check.count),
             ..config.clone()
         };
         let mut blocks = Blocks::new(c, buf, check.pos);
-        let _partial = parse_fields(&mut blocks, buf, check.pos, fields, config, facts)?;
-        check.count += memchr::memchr_iter(b'\n', &buf[check.pos..]).count();
-        check.pos = buf.len();
+        let mut resume = Resume {
+            line: buf.len(),
+            count: 0,
+        };
+        let _partial = parse_fields(
+            &mut blocks,
+            buf,
+            check.pos,
+            fields,
+            config,
+            facts,
+            &mut resume,
+        )?;
+        check.count += resume.count;
+        check.pos = resume.line;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use h1_headers::Entry;
 
 use super::blocks::{find, Blocks};
 use super::facts::{valid_host, Facts};
-use super::fields::{line_end, parse_fields, partial_line};
+use super::fields::{line_end, parse_fields, partial_line, Resume};
 use super::{err, span, Result};
 use crate::error::{Error, ErrorKind as K};
 use crate::head::{Method, RequestHead, ResponseHead, Status, TargetForm, Version};
@@ -173,7 +173,7 @@ pub(super) fn request_line<C: Classify>(
     let target_start = ready!(separator(buf, method_end, config)?);
 
     // request-target SP
-    let target_end = find(c, buf, target_start, Stop::Target);
+    let target_end = blocks.target_end(buf, target_start);
     if target_end - target_start > config.max_target_len {
         return err(K::TargetTooLong, target_start);
     }
@@ -227,7 +227,8 @@ pub(super) fn request_in<C: Classify>(
         line.fields_start,
         fields,
         config,
-        &mut facts
+        &mut facts,
+        &mut Resume::default(),
     )?);
     let framing = facts.finish(end.end)?;
     Ok(Status::Complete(RequestHead {
@@ -366,7 +367,8 @@ pub(super) fn response_in<C: Classify>(
         line.fields_start,
         fields,
         config,
-        &mut facts
+        &mut facts,
+        &mut Resume::default(),
     )?);
     let framing = facts.finish(end.end)?;
     Ok(Status::Complete(ResponseHead {

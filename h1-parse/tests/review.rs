@@ -1,0 +1,152 @@
+//! Regression tests for the findings of the first adversarial review of the
+//! parser (each failed before its fix).
+
+mod common;
+
+use common::*;
+use h1_headers::Entry;
+use h1_parse::{ErrorKind as K, HeadParser, Status};
+
+/// Feeds `buf` to a fresh `HeadParser` `step` bytes at a time; the first
+/// verdict that is not Partial, or the last one.
+fn feed(buf: &[u8], config: &h1_parse::Config, step: usize) -> Result<Status<usize>, K> {
+    let mut p = HeadParser::new(config.clone());
+    let mut storage = [Entry::EMPTY; 16];
+    let mut n = 0;
+    loop {
+        n = (n + step).min(buf.len());
+        match p.parse_request(&buf[..n], &mut storage) {
+            Ok(Status::Partial) if n < buf.len() => {}
+            Ok(Status::Partial) => return Ok(Status::Partial),
+            Ok(Status::Complete(h)) => return Ok(Status::Complete(h.len)),
+            Err(e) => return Err(e.kind()),
+        }
+    }
+}
+
+#[test]
+fn empty_lines_before_the_request_line_count_against_the_head_limit() {
+    let mut buf = b"\r\n".repeat(40_000);
+    buf.extend_from_slice(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    let e = error(&buf);
+    assert_eq!((e.kind(), e.status()), (K::HeadTooLarge, 431));
+    assert_eq!(feed(&buf, &Default::default(), 2), Err(K::HeadTooLarge));
+    assert_eq!(feed(&buf, &Default::default(), 4096), Err(K::HeadTooLarge));
+    // Only CRLFs: refused at the limit, not Partial forever.
+    let crlfs = b"\r\n".repeat(40_000);
+    assert_eq!(error(&crlfs).kind(), K::HeadTooLarge);
+    assert_eq!(
+        feed(&crlfs, &Default::default(), 1000),
+        Err(K::HeadTooLarge)
+    );
+}
+
+#[test]
+fn folded_framing_fields_are_refused_with_the_obs_fold_leniency() {
+    let fold = config(|c| c.allow_obs_fold = true);
+    for line in [
+        &b"Connection: keep-alive,\r\n close"[..],
+        b"Transfer-Encoding: gzip,\r\n chunked",
+        b"Content-Length:\r\n 5",
+        b"Host: a,\r\n b",
+    ] {
+        let buf = [&b"POST / HTTP/1.1\r\nHost: h\r\n"[..], line, b"\r\n\r\n"].concat();
+        let buf = if line.starts_with(b"Host") {
+            [&b"POST / HTTP/1.1\r\n"[..], line, b"\r\n\r\n"].concat()
+        } else {
+            buf
+        };
+        assert_eq!(error_with(&buf, &fold).kind(), K::ObsFold, "{}", show(&buf));
+    }
+    // Other fields may still be folded.
+    let buf = b"GET / HTTP/1.1\r\nHost: h\r\nX-Note: a\r\n b\r\n\r\n";
+    assert!(head_with(buf, &fold).0.obs_fold);
+}
+
+#[test]
+fn a_line_at_the_end_of_the_buffer_waits_for_its_continuation() {
+    let fold = config(|c| c.allow_obs_fold = true);
+    let full = b"GET / HTTP/1.1\r\nHost:\r\n a\r\n\r\n";
+    // A folded Host is refused (a framing field), but only once the
+    // continuation line shows it is folded.
+    assert_eq!(error_with(full, &fold).kind(), K::ObsFold);
+    for n in 0..full.len() {
+        let (r, _) = request_with(&full[..n], &fold);
+        assert!(
+            matches!(r, Ok(Status::Partial) | Err(_)),
+            "{}",
+            show(&full[..n])
+        );
+        // The prefix that ends after "Host:\r\n" must not be refused for an
+        // empty Host: a continuation line may follow (it did, before the fix).
+        if n == 23 {
+            assert_eq!(r, Ok(Status::Partial), "{}", show(&full[..n]));
+        }
+    }
+}
+
+#[test]
+fn whitespace_after_a_name_is_bounded_by_the_line_limit() {
+    let mut buf = b"GET / HTTP/1.1\r\nHost: a\r\nX".to_vec();
+    buf.resize(buf.len() + 20_000, b' ');
+    assert_eq!(error(&buf).kind(), K::FieldLineTooLong);
+}
+
+#[test]
+fn head_parser_survives_a_shorter_buffer_without_reset() {
+    let mut p = HeadParser::new(Default::default());
+    let mut storage = [Entry::EMPTY; 8];
+    let first = b"\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n";
+    assert!(p.parse_request(first, &mut storage).unwrap().is_complete());
+    // A new, shorter buffer: treated as a new message.
+    assert_eq!(p.parse_request(b"GE", &mut storage), Ok(Status::Partial));
+    let second = b"GET /2 HTTP/1.1\r\nHost: a\r\n\r\n";
+    let h = p
+        .parse_request(second, &mut storage)
+        .unwrap()
+        .complete()
+        .unwrap();
+    assert_eq!(h.len, second.len());
+}
+
+#[test]
+fn userinfo_and_malformed_ipv6_are_refused() {
+    for t in [
+        &b"http://good.example\\@evil.example/"[..],
+        b"http://a@b@c/",
+        b"http://user@example.com/",
+    ] {
+        let buf = with_host(&[&b"GET "[..], t, b" HTTP/1.1"].concat());
+        assert_eq!(error(&buf).kind(), K::InvalidTargetForm, "{}", show(&buf));
+    }
+    for host in [
+        &b"[:::::::]"[..],
+        b"[::1::2]",
+        b"[1:2:3:4:5:6:7:8:9]",
+        b"[12345::]",
+        b"[::1.2.3]",
+    ] {
+        let buf = [&b"GET / HTTP/1.1\r\nHost: "[..], host, b"\r\n\r\n"].concat();
+        assert_eq!(error(&buf).kind(), K::InvalidHost, "{}", show(&buf));
+    }
+    for host in [
+        &b"[::1]"[..],
+        b"[2001:db8::8:800:200c:417a]:443",
+        b"[::ffff:192.0.2.1]",
+        b"[1:2:3:4:5:6:7:8]",
+    ] {
+        let buf = [&b"GET / HTTP/1.1\r\nHost: "[..], host, b"\r\n\r\n"].concat();
+        assert!(head(&buf).0.framing.host.is_some(), "{}", show(&buf));
+    }
+}
+
+#[test]
+fn content_length_is_limited_to_18_digits() {
+    let ok = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 999999999999999999\r\n\r\n";
+    assert_eq!(
+        head(ok).0.framing.content_length,
+        Some(999_999_999_999_999_999)
+    );
+    let big = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000000000000000\r\n\r\n";
+    assert_eq!(error(big).kind(), K::InvalidContentLength);
+}
