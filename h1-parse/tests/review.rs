@@ -150,3 +150,71 @@ fn content_length_is_limited_to_18_digits() {
     let big = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000000000000000\r\n\r\n";
     assert_eq!(error(big).kind(), K::InvalidContentLength);
 }
+#[test]
+fn an_over_long_field_line_is_refused_whatever_ends_it() {
+    // The line is over the limit before its end is looked at, so the error
+    // does not depend on what (or whether anything) ends it.
+    let small = config(|c| c.max_field_line_len = 16);
+    let start = b"GET / HTTP/1.1\r\nHost: a\r\n";
+    let line = b"X: 0123456789abcdefgh"; // 21 bytes
+    for end in [
+        &b"\r\n\r\n"[..],
+        b"\rx\r\n\r\n",
+        b"\n\r\n",
+        b"\x01\r\n\r\n",
+        b"",
+    ] {
+        let buf = [&start[..], line, end].concat();
+        let e = error_with(&buf, &small);
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (K::FieldLineTooLong, start.len()),
+            "{}",
+            show(&buf)
+        );
+        for step in [1, 7, buf.len()] {
+            assert_eq!(
+                feed(&buf, &small, step),
+                Err(K::FieldLineTooLong),
+                "step {step}: {}",
+                show(&buf)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_folded_line_at_the_end_of_the_buffer_may_fold_again() {
+    let fold = config(|c| c.allow_obs_fold = true);
+    let full = b"GET / HTTP/1.1\r\nHost: h\r\nX-Note: a\r\n b\r\n c\r\n\r\n";
+    let (h, f) = head_with(full, &fold);
+    assert!(h.obs_fold);
+    assert_eq!(
+        h.fields(full, &f).get(b"x-note"),
+        Some(&b"a\r\n b\r\n c"[..])
+    );
+    // Cut right after the first continuation: the second may still come.
+    let cut = find(full, b" c\r\n");
+    assert_eq!(request_with(&full[..cut], &fold).0, Ok(Status::Partial));
+    for step in 1..full.len() {
+        assert_eq!(
+            feed(full, &fold, step),
+            Ok(Status::Complete(full.len())),
+            "step {step}"
+        );
+    }
+}
+
+#[test]
+fn a_bare_cr_starting_the_unfinished_line_is_refused_when_it_arrives() {
+    // The head can never end (no CRLF CRLF), so HeadParser must not wait.
+    let buf = b"GET / HTTP/1.1\r\nHost: a\r\n\rx";
+    assert_eq!(error(buf).kind(), K::BareCr);
+    for step in [1, 5, buf.len()] {
+        assert_eq!(
+            feed(buf, &Default::default(), step),
+            Err(K::BareCr),
+            "step {step}"
+        );
+    }
+}
