@@ -218,3 +218,29 @@ fn a_bare_cr_starting_the_unfinished_line_is_refused_when_it_arrives() {
         );
     }
 }
+
+#[test]
+fn with_obs_fold_a_complete_line_is_measured_without_its_crlf() {
+    // Found by fuzzing: the line waiting for a possible continuation was
+    // measured with its CRLF, so a split could refuse what the whole accepts.
+    let c = config(|c| {
+        c.allow_obs_fold = true;
+        c.max_field_line_len = 7;
+    });
+    let mut storage = [Entry::EMPTY; 4];
+    assert_eq!(
+        h1_parse::parse_trailers(b"X: aaaa\r\n", &mut storage, &c),
+        Ok(Status::Partial)
+    );
+    assert!(
+        h1_parse::parse_trailers(b"X: aaaa\r\n\r\n", &mut storage, &c)
+            .unwrap()
+            .is_complete()
+    );
+    let head = b"GET / HTTP/1.1\r\nHost: a\r\nX: aaaa\r\n\r\n";
+    assert_eq!(
+        request_with(&head[..head.len() - 2], &c).0,
+        Ok(Status::Partial)
+    );
+    assert!(head_with(head, &c).0.len == head.len());
+}

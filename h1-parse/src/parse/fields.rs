@@ -140,9 +140,10 @@ pub(super) fn parse_fields<C: Classify>(
         let mut folded = false;
         if config.allow_obs_fold {
             // Whether the next line continues this one is unknown until it starts.
+            // The line itself is complete and within its limit.
             if next >= buf.len() {
                 *resume = Resume { line: pos, count };
-                return partial_line(buf, pos, max_line);
+                return Ok(Status::Partial);
             }
             if matches!(buf[next], b' ' | b'\t') {
                 match unfold(blocks.c, buf, pos, value_start, value_end, next, config)? {
@@ -156,7 +157,7 @@ pub(super) fn parse_fields<C: Classify>(
                 obs_fold = true;
                 if next >= buf.len() {
                     *resume = Resume { line: pos, count };
-                    return partial_line(buf, pos, max_line);
+                    return Ok(Status::Partial);
                 }
             }
         }

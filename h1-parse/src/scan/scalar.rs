@@ -1,6 +1,6 @@
 //! The scalar twins: one byte at a time, straight from the predicates in
 //! `h1_headers::chars`. They are the oracle every wider path is tested and
-//! fuzzed against, and the [`Scalar`] classifier behind [`Path::Scalar`](super::Path::Scalar).
+//! fuzzed against, and the classifier behind [`Path::Scalar`](super::Path::Scalar).
 
 use super::{Block, Classify};
 use h1_headers::chars::{is_field_value_byte, is_tchar};

@@ -1,0 +1,82 @@
+//! Proof that `h1-headers` and `h1-parse`, without default features, build
+//! for a `no_std` target: this crate defines its own `#[panic_handler]` and
+//! `#[global_allocator]`, so if any crate in the graph links `std` the build
+//! fails with
+//!
+//! ```text
+//! error[E0152]: found duplicate lang item `panic_impl`
+//! ```
+//!
+//! `.ci/run` builds it with `cargo build --manifest-path nostd-check/Cargo.toml`
+//! and then, to show the check can fail, builds it again with
+//! `--features h1-parse/std` and requires that build to fail with E0152.
+//!
+//! How this check was checked (by hand, in a scratch copy of this crate):
+//! each of (a) enabling `h1-parse`'s `std` feature, (b) dropping
+//! `default-features = false` from the `h1-parse` dependency, and (c) adding
+//! `extern crate std;` to this file made `cargo build` fail with E0152 naming
+//! `std`; the crate as it is builds. The exported function below calls into
+//! both crates so their code is compiled into the library, not only their
+//! metadata read.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+use core::alloc::{GlobalAlloc, Layout};
+use core::panic::PanicInfo;
+use h1_headers::{Entry, Span};
+use h1_parse::{Config, Status};
+
+/// Parses a request head and returns the bytes it and its body take (0 if
+/// it is incomplete or invalid), with `h1-parse`'s scanners, parser and
+/// framing checks and `h1-headers`' spans and lookups all linked in.
+#[no_mangle]
+#[allow(unsafe_code)] // `no_mangle` counts as unsafe code; it only exports the symbol.
+pub extern "C" fn h1_nostd_parse() -> usize {
+    parse(b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi")
+}
+
+fn parse(buf: &[u8]) -> usize {
+    let mut fields = [Entry::EMPTY; 16];
+    match h1_parse::parse_request(buf, &mut fields, &Config::DEFAULT) {
+        Ok(Status::Complete(head)) => {
+            let view = head.fields(buf, &fields);
+            let cl = h1_headers::content_length(view.get_all(b"content-length"));
+            let host = head.framing.host.unwrap_or(Span::EMPTY);
+            match cl {
+                Ok(Some(n)) => head.len + n as usize + host.len(),
+                _ => head.len,
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// Without `std` there is no unwinding and no output: stop.
+#[panic_handler]
+fn panic(_: &PanicInfo<'_>) -> ! {
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+/// An allocator that has no memory: every request fails. `h1-headers` uses
+/// `alloc` (for its owned header blob), so a final artifact needs one; the
+/// parser itself never allocates, which this makes visible.
+struct NoMemory;
+
+// SAFETY: `alloc` returns null, which `GlobalAlloc` allows as "allocation
+// failed"; `dealloc` is never handed a pointer this allocator produced,
+// because it produces none.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for NoMemory {
+    unsafe fn alloc(&self, _: Layout) -> *mut u8 {
+        core::ptr::null_mut()
+    }
+    unsafe fn dealloc(&self, _: *mut u8, _: Layout) {}
+}
+
+#[global_allocator]
+static ALLOCATOR: NoMemory = NoMemory;
