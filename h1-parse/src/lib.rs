@@ -34,6 +34,8 @@
 //! so a head fed one byte at a time costs O(n) in total.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
+// `unsafe` lives only in the SIMD module (`scan::x86`), which allows it.
+#![deny(unsafe_code)]
 
 mod chunk;
 mod config;

@@ -28,6 +28,7 @@
 pub mod scalar;
 mod swar;
 #[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
 mod x86;
 
 use scalar::Scalar;
