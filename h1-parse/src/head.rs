@@ -182,6 +182,11 @@ pub struct Framing {
     /// The `Connection` tokens.
     pub connection: ConnectionTokens,
     /// The span of the (single, validated) `Host` value, requests only.
+    ///
+    /// For an absolute-form target the authority in the target governs, not
+    /// this field (RFC 9112 §3.2.2: an origin server MUST ignore `Host`
+    /// then); route on [`RequestHead::target`] in that case, or a front
+    /// proxy that does and this server may pick different hosts.
     pub host: Option<Span>,
     /// What `Expect` asked for.
     pub expect: Expect,

@@ -12,7 +12,14 @@ use crate::Config;
 /// end of the head and how far it has validated, so each call looks only at
 /// the bytes that arrived since the last one. Feeding a head one byte at a
 /// time costs O(n) in total, not O(n²), and a head is refused as soon as a
-/// complete line in it is invalid, not only once it ends.
+/// complete line in it is invalid, not only once it ends: each complete line
+/// is checked once, with the one-shot rules in their order, so both parsers
+/// name the same first error. A defect inside a line that has not ended yet
+/// is reported when the line ends or passes its limit (the one-shot parser,
+/// looking at every byte again, may see it sooner).
+///
+/// A buffer shorter than the one of the previous call is taken as a new
+/// message (as if [`HeadParser::reset`] had been called).
 ///
 /// Call [`HeadParser::parse_request`] (or `parse_response`) with the whole
 /// buffer received so far each time more bytes arrive; after a head is
