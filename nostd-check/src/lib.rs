@@ -1,4 +1,5 @@
-//! Proof that `h1-headers` and `h1-parse`, without default features, build
+//! Proof that `h1-headers`, `h1-parse` and `h1-encode`, without default
+//! features, build
 //! for a `no_std` target: this crate defines its own `#[panic_handler]` and
 //! `#[global_allocator]`, so if any crate in the graph links `std` the build
 //! fails with
@@ -36,6 +37,23 @@ use h1_parse::{Config, Status};
 #[allow(unsafe_code)] // `no_mangle` counts as unsafe code; it only exports the symbol.
 pub extern "C" fn h1_nostd_parse() -> usize {
     parse(b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi")
+}
+
+/// Encodes a small response and returns its length (0 on error), so
+/// `h1-encode`'s writer and framing are linked in too.
+#[no_mangle]
+#[allow(unsafe_code)] // `no_mangle` counts as unsafe code; it only exports the symbol.
+pub extern "C" fn h1_nostd_encode() -> usize {
+    use h1_encode::{Body, Exchange, ResponseWriter, Version};
+    let mut out = alloc::vec::Vec::new();
+    let ex = Exchange::new(Version::Http11);
+    let Ok(w) = ResponseWriter::start(&mut out, 200, &ex, Body::Length(2)) else {
+        return 0;
+    };
+    match w.finish() {
+        Ok(_) => out.len(),
+        Err(_) => 0,
+    }
 }
 
 fn parse(buf: &[u8]) -> usize {

@@ -1,0 +1,94 @@
+//! [`Error`]: why the encoder refused.
+
+use core::fmt;
+
+/// Why the encoder refused a head, a field or body bytes.
+///
+/// A refused head or field leaves the output buffer as it was before the
+/// call that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Error {
+    /// The status code is not in `100..=599` (RFC 9110 §15).
+    InvalidStatus,
+    /// The reason phrase has a byte other than HTAB, SP, VCHAR or obs-text
+    /// (RFC 9112 §4).
+    InvalidReason,
+    /// The method is not a token (RFC 9110 §9.1).
+    InvalidMethod,
+    /// The request target is empty or has a byte outside `0x21..=0x7E`, or
+    /// a `#` (RFC 9112 §3.2).
+    InvalidTarget,
+    /// An HTTP/1.1 request needs a `Host` (RFC 9112 §3.2).
+    MissingHost,
+    /// A field name is empty or not a token (RFC 9110 §5.1).
+    InvalidFieldName,
+    /// A field value has a control byte (CR, LF, NUL, ...) or starts or ends
+    /// with whitespace (RFC 9110 §5.5).
+    InvalidFieldValue,
+    /// A caller-supplied field that the encoder writes itself from the
+    /// framing it decided: `Content-Length`, `Transfer-Encoding`, `Host`
+    /// (requests), or a `Connection` that lists `close` or `keep-alive`.
+    /// State the body and the connection's fate instead.
+    FramingField,
+    /// A field that must not appear in a trailer section (RFC 9110 §6.5.1:
+    /// framing, routing and `Trailer` itself).
+    ForbiddenTrailer,
+    /// The message may not have content: a 1xx, 204 or 304 response
+    /// (RFC 9110 §6.4.1), a 205 with content (§15.3.6), or body bytes in
+    /// the response to a HEAD request (§9.3.2).
+    BodyNotAllowed,
+    /// A 1xx response to an HTTP/1.0 request (RFC 9110 §15.2: a server
+    /// MUST NOT send one).
+    InformationalToHttp10,
+    /// A streamed (chunked) request body to an HTTP/1.0 server: chunked
+    /// coding needs HTTP/1.1 (RFC 9112 §6.1) and a request body cannot be
+    /// delimited by closing the connection (RFC 9112 §6.3).
+    StreamedBodyToHttp10,
+    /// A 2xx, 3xx or 4xx response from a server with a clock lacks `Date`
+    /// (RFC 9110 §6.6.1).
+    MissingDate,
+    /// The date bytes are not an IMF-fixdate (RFC 9110 §5.6.7).
+    InvalidDate,
+    /// More body bytes than the `Content-Length` declared.
+    BodyTooLong,
+    /// The body ended before the declared `Content-Length` was reached.
+    BodyTooShort,
+    /// Trailers after a body that is not chunked.
+    TrailersNotAllowed,
+    /// Body bytes after the body was finished.
+    BodyFinished,
+    /// A version this encoder does not write (only HTTP/1.0 and HTTP/1.1).
+    UnsupportedVersion,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Error::InvalidStatus => "status code outside 100..=599",
+            Error::InvalidReason => "invalid byte in reason phrase",
+            Error::InvalidMethod => "method is not a token",
+            Error::InvalidTarget => "invalid request target",
+            Error::MissingHost => "HTTP/1.1 request without Host",
+            Error::InvalidFieldName => "invalid header field name",
+            Error::InvalidFieldValue => "invalid header field value",
+            Error::FramingField => {
+                "field conflicts with the framing the encoder writes (Content-Length, Transfer-Encoding, Host, Connection: close/keep-alive)"
+            }
+            Error::ForbiddenTrailer => "field not allowed in trailers",
+            Error::BodyNotAllowed => "this message cannot have content",
+            Error::InformationalToHttp10 => "1xx response to an HTTP/1.0 request",
+            Error::StreamedBodyToHttp10 => "streamed request body to an HTTP/1.0 server",
+            Error::MissingDate => "response without Date from a server with a clock",
+            Error::InvalidDate => "date is not an IMF-fixdate",
+            Error::BodyTooLong => "body longer than its Content-Length",
+            Error::BodyTooShort => "body shorter than its Content-Length",
+            Error::TrailersNotAllowed => "trailers need a chunked body",
+            Error::BodyFinished => "body already finished",
+            Error::UnsupportedVersion => "only HTTP/1.0 and HTTP/1.1 can be encoded",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}

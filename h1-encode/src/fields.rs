@@ -1,0 +1,304 @@
+//! Field lines: validation, the names the encoder owns, pre-encoded lines.
+
+use alloc::vec::Vec;
+
+use h1_headers::chars::{is_field_value_byte, is_ows, TOKEN};
+use h1_headers::list_elements;
+
+use crate::sink::Sink;
+use crate::Error;
+
+/// Which role a head is written for; decides which names the encoder owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    Response,
+    Request,
+    Trailer,
+}
+
+/// What a field name means to the encoder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Plain,
+    Date,
+}
+
+/// Checks a field the caller supplies, returning whether it is `Date`.
+#[inline]
+pub(crate) fn check(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Error> {
+    if !is_token(name) {
+        return Err(Error::InvalidFieldName);
+    }
+    if !is_field_value(value) {
+        return Err(Error::InvalidFieldValue);
+    }
+    special(name, value, role)
+}
+
+/// `h1_headers::chars::is_token`, without an early exit per byte.
+#[inline]
+pub(crate) fn is_token(name: &[u8]) -> bool {
+    !name.is_empty() && name.iter().fold(true, |ok, &b| ok & TOKEN[b as usize])
+}
+
+/// `h1_headers::chars::is_field_value`, eight bytes at a time: a word
+/// without a byte below 0x20 and without DEL is valid as a whole; a word
+/// with one (often a harmless HTAB) is checked byte by byte with
+/// `h1_headers::chars::is_field_value_byte`, the definition.
+#[inline]
+pub(crate) fn is_field_value(value: &[u8]) -> bool {
+    if value.first().is_some_and(|&b| is_ows(b)) || value.last().is_some_and(|&b| is_ows(b)) {
+        return false;
+    }
+    let word_ok = |word: &[u8]| {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        !has_control(u64::from_le_bytes(bytes)) || word.iter().all(|&b| is_field_value_byte(b))
+    };
+    if value.len() < 8 {
+        return value.iter().all(|&b| is_field_value_byte(b));
+    }
+    let mut words = value.chunks_exact(8);
+    if !words.all(word_ok) {
+        return false;
+    }
+    // The last eight bytes, overlapping the words already checked.
+    words.remainder().is_empty() || word_ok(&value[value.len() - 8..])
+}
+
+/// Whether some byte of `x` is below 0x20 or is 0x7F (exact as a yes/no
+/// answer: the borrow tricks only blur *which* byte).
+#[inline]
+fn has_control(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+    let y = x ^ (ONES * 0x7f);
+    let del = y.wrapping_sub(ONES) & !y & HIGH;
+    (below_space | del) != 0
+}
+
+/// The framing check for a field whose name and value are already valid.
+#[inline]
+pub(crate) fn special(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Error> {
+    // Length first: most names match none of these lengths.
+    let eq = |probe: &[u8]| name.eq_ignore_ascii_case(probe);
+    match name.len() {
+        4 if eq(b"date") => return Ok(Kind::Date),
+        4 if role != Role::Response && eq(b"host") => {
+            return Err(if role == Role::Trailer {
+                Error::ForbiddenTrailer
+            } else {
+                Error::FramingField
+            })
+        }
+        14 if eq(b"content-length") => return Err(framing(role)),
+        17 if eq(b"transfer-encoding") => return Err(framing(role)),
+        10 if eq(b"connection") => {
+            if role == Role::Trailer {
+                return Err(Error::ForbiddenTrailer);
+            }
+            if list_elements(value)
+                .any(|t| t.eq_ignore_ascii_case(b"close") || t.eq_ignore_ascii_case(b"keep-alive"))
+            {
+                return Err(Error::FramingField);
+            }
+        }
+        7 if role == Role::Trailer && eq(b"trailer") => return Err(Error::ForbiddenTrailer),
+        _ => {}
+    }
+    Ok(Kind::Plain)
+}
+
+fn framing(role: Role) -> Error {
+    if role == Role::Trailer {
+        Error::ForbiddenTrailer
+    } else {
+        Error::FramingField
+    }
+}
+
+/// Appends `name: value\r\n`.
+#[inline]
+pub(crate) fn put_field<S: Sink + ?Sized>(out: &mut S, name: &[u8], value: &[u8]) {
+    out.reserve(name.len() + value.len() + 4);
+    out.put(name);
+    out.put(b": ");
+    out.put(value);
+    out.put(b"\r\n");
+}
+
+/// Appends every `(name, value)` after checking it; on a refusal the
+/// fields this call wrote are removed. Returns whether one was `Date`.
+pub(crate) fn put_fields<S, I, N, V>(out: &mut S, fields: I, role: Role) -> Result<bool, Error>
+where
+    S: Sink + ?Sized,
+    I: IntoIterator<Item = (N, V)>,
+    N: AsRef<[u8]>,
+    V: AsRef<[u8]>,
+{
+    let start = out.len();
+    let mut date = false;
+    for (name, value) in fields {
+        let (name, value) = (name.as_ref(), value.as_ref());
+        match check(name, value, role) {
+            Ok(kind) => date |= kind == Kind::Date,
+            Err(e) => {
+                out.truncate(start);
+                return Err(e);
+            }
+        }
+        put_field(out, name, value);
+    }
+    Ok(date)
+}
+
+/// Field lines encoded and validated once, copied into every head without
+/// another check: `Server`, a fixed `Content-Type`, security headers.
+///
+/// Names keep the case they were given. The framing fields the encoder
+/// writes itself (`Content-Length`, `Transfer-Encoding`, `Host`, a
+/// `Connection` with `close` or `keep-alive`) are refused when the lines are
+/// built, so copying them can never contradict the framing.
+///
+/// ```
+/// use h1_encode::PreEncoded;
+/// let server = PreEncoded::new([("Server", "h1")])?;
+/// assert_eq!(server.as_bytes(), b"Server: h1\r\n");
+/// assert!(PreEncoded::new([("Content-Length", "5")]).is_err());
+/// # Ok::<(), h1_encode::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PreEncoded {
+    lines: Vec<u8>,
+    date: bool,
+}
+
+impl PreEncoded {
+    /// Encodes and checks `fields` (name, value pairs) once.
+    pub fn new<I, N, V>(fields: I) -> Result<PreEncoded, Error>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let mut lines = Vec::new();
+        let date = put_fields(&mut lines, fields, Role::Request)?;
+        lines.shrink_to_fit();
+        Ok(PreEncoded { lines, date })
+    }
+
+    /// The encoded lines, each ending in CRLF.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.lines
+    }
+
+    /// Whether one of the lines is a `Date` field.
+    pub fn has_date(&self) -> bool {
+        self.date
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owned_names_are_refused_in_any_case() {
+        for role in [Role::Response, Role::Request] {
+            for name in [
+                &b"Content-Length"[..],
+                b"TRANSFER-ENCODING",
+                b"transfer-encoding",
+            ] {
+                assert_eq!(check(name, b"1", role), Err(Error::FramingField));
+            }
+            for value in [&b"close"[..], b"Keep-Alive", b"upgrade, CLOSE"] {
+                assert_eq!(check(b"Connection", value, role), Err(Error::FramingField));
+            }
+            assert!(check(b"Connection", b"upgrade", role).is_ok());
+            assert!(check(b"Content-Lengths", b"1", role).is_ok());
+        }
+        assert!(check(b"Host", b"a", Role::Response).is_ok());
+        assert_eq!(
+            check(b"HOST", b"a", Role::Request),
+            Err(Error::FramingField)
+        );
+        assert_eq!(
+            check(b"Trailer", b"x", Role::Trailer),
+            Err(Error::ForbiddenTrailer)
+        );
+        assert_eq!(
+            check(b"Content-Length", b"1", Role::Trailer),
+            Err(Error::ForbiddenTrailer)
+        );
+        assert!(check(b"Date", b"x", Role::Response) == Ok(Kind::Date));
+    }
+
+    #[test]
+    fn fast_checks_match_the_definitions() {
+        use h1_headers::chars;
+        // Every byte at every position of values of length 0..=20.
+        for len in 0..=20usize {
+            for pos in 0..len {
+                for b in 0..=255u8 {
+                    let mut v = alloc::vec![b'a'; len];
+                    v[pos] = b;
+                    assert_eq!(is_field_value(&v), chars::is_field_value(&v), "{v:?}");
+                    assert_eq!(is_token(&v), chars::is_token(&v), "{v:?}");
+                }
+            }
+            let v = alloc::vec![b'a'; len];
+            assert_eq!(is_token(&v), chars::is_token(&v));
+        }
+        // Random bytes, biased towards the edges of the classes.
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            let v: Vec<u8> = (0..len)
+                .map(|i| {
+                    let r = x.rotate_left(i as u32 * 7);
+                    [
+                        0x00, 0x09, 0x0a, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xff, b'a', b'-',
+                    ][(r % 12) as usize]
+                })
+                .collect();
+            assert_eq!(is_field_value(&v), chars::is_field_value(&v), "{v:?}");
+            assert_eq!(is_token(&v), chars::is_token(&v), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn invalid_bytes_are_refused() {
+        assert_eq!(
+            check(b"", b"x", Role::Response),
+            Err(Error::InvalidFieldName)
+        );
+        assert_eq!(
+            check(b"a b", b"x", Role::Response),
+            Err(Error::InvalidFieldName)
+        );
+        assert_eq!(
+            check(b"a:", b"x", Role::Response),
+            Err(Error::InvalidFieldName)
+        );
+        for bad in [&b"a\r\nX: y"[..], b"a\nb", b"\0", b" a", b"a\t", b"\x7f"] {
+            assert_eq!(
+                check(b"a", bad, Role::Response),
+                Err(Error::InvalidFieldValue)
+            );
+        }
+        assert!(check(b"a", b"caf\xe9 \t x", Role::Response).is_ok());
+    }
+
+    #[test]
+    fn a_refused_field_removes_what_the_call_wrote() {
+        let mut out = b"keep".to_vec();
+        let r = put_fields(&mut out, [("a", "1"), ("b", "2\r\n")], Role::Response);
+        assert_eq!(r, Err(Error::InvalidFieldValue));
+        assert_eq!(out, b"keep");
+    }
+}

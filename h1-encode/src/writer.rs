@@ -1,0 +1,476 @@
+//! [`ResponseWriter`] and [`RequestWriter`]: one head each, framing decided
+//! up front, fields appended, framing fields written by [`finish`].
+//!
+//! [`finish`]: ResponseWriter::finish
+
+use h1_headers::chars::is_token;
+use h1_headers::HeaderBlob;
+
+use crate::body::BodyWriter;
+use crate::date::DateLine;
+use crate::fields::{self, put_field, put_fields, Kind, PreEncoded, Role};
+use crate::framing::{self, Body, Exchange, LengthField, Plan, Version};
+use crate::num;
+use crate::sink::Sink;
+use crate::status;
+use crate::Error;
+
+/// A finished head: where it is in the buffer, how its body is framed, and
+/// whether the connection closes after the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "the head decides how the body is framed and whether the connection closes"]
+#[non_exhaustive]
+pub struct Head {
+    /// Where the head starts in the output buffer.
+    pub start: usize,
+    /// The head's length in bytes, final CRLF included.
+    pub len: usize,
+    /// Writes (and counts) the body.
+    pub body: BodyWriter,
+    /// The connection closes after this message (`Connection: close` was
+    /// written, or the body is delimited by closing).
+    pub close: bool,
+}
+
+impl Head {
+    /// The head's bytes in `buf` (the buffer it was written to).
+    pub fn bytes<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        buf.get(self.start..self.start.saturating_add(self.len))
+            .unwrap_or(&[])
+    }
+
+    /// The head and a whole `Content-Length` body as two slices, for a
+    /// vectored write that does not copy the body. The body must be
+    /// exactly the declared length (empty for bodiless messages); it is
+    /// accounted for and finished (see [`BodyWriter::whole`]).
+    pub fn with_body<'a>(&mut self, buf: &'a [u8], body: &'a [u8]) -> Result<[&'a [u8]; 2], Error> {
+        self.body.whole(body)?;
+        Ok([self.bytes(buf), body])
+    }
+
+    /// [`with_body`](Self::with_body) as `IoSlice`s for `write_vectored`.
+    #[cfg(feature = "std")]
+    pub fn io_slices<'a>(
+        &mut self,
+        buf: &'a [u8],
+        body: &'a [u8],
+    ) -> Result<[std::io::IoSlice<'a>; 2], Error> {
+        let [h, b] = self.with_body(buf, body)?;
+        Ok([std::io::IoSlice::new(h), std::io::IoSlice::new(b)])
+    }
+}
+
+/// What both writers share.
+struct Core<'o, S: Sink + ?Sized> {
+    out: &'o mut S,
+    start: usize,
+    plan: Plan,
+    date: bool,
+    role: Role,
+    finished: bool,
+}
+
+impl<'o, S: Sink + ?Sized> Core<'o, S> {
+    #[inline]
+    fn new(out: &'o mut S, plan: Plan, role: Role) -> Self {
+        let start = out.len();
+        Core {
+            out,
+            start,
+            plan,
+            date: false,
+            role,
+            finished: false,
+        }
+    }
+
+    #[inline]
+    fn field(&mut self, name: &[u8], value: &[u8]) -> Result<(), Error> {
+        let kind = fields::check(name, value, self.role)?;
+        self.date |= kind == Kind::Date;
+        put_field(self.out, name, value);
+        Ok(())
+    }
+
+    fn fields<I, N, V>(&mut self, iter: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.date |= put_fields(self.out, iter, self.role)?;
+        Ok(())
+    }
+
+    fn blob(&mut self, blob: &HeaderBlob) -> Result<(), Error> {
+        // The blob validated every name and value when it stored them;
+        // only the framing check is left.
+        let mut date = false;
+        for (name, value) in blob {
+            date |= fields::special(name, value, self.role)? == Kind::Date;
+        }
+        self.out.reserve(blob.byte_len() + 4 * blob.len());
+        for (name, value) in blob {
+            put_field(self.out, name, value);
+        }
+        self.date |= date;
+        Ok(())
+    }
+
+    #[inline]
+    fn pre_encoded(&mut self, lines: &PreEncoded) {
+        self.date |= lines.has_date();
+        self.out.put(lines.as_bytes());
+    }
+
+    #[inline]
+    fn date(&mut self, line: &DateLine) {
+        self.date = true;
+        self.out.put(line.as_bytes());
+    }
+
+    #[inline(always)]
+    fn finish(&mut self) -> Result<Head, Error> {
+        if self.plan.date_required && !self.date {
+            return Err(Error::MissingDate);
+        }
+        let end: &'static [u8] = match self.plan.connection {
+            Some(true) => b"Connection: close\r\n\r\n",
+            Some(false) => b"Connection: keep-alive\r\n\r\n",
+            None => b"\r\n",
+        };
+        match self.plan.length {
+            LengthField::Nothing => self.out.put(end),
+            LengthField::ContentLength(len) => {
+                // `Content-Length: <digits>\r\n\r\n` assembled with
+                // fixed-size copies around the right-aligned digits, so the
+                // usual end of a head (no `Connection`) is one append.
+                const NAME: &[u8; 16] = b"Content-Length: ";
+                let mut digits = [0u8; num::MAX_DEC];
+                let at = num::dec(len, &mut digits);
+                let mut line = [0u8; NAME.len() + num::MAX_DEC + 4];
+                line[NAME.len()..NAME.len() + num::MAX_DEC].copy_from_slice(&digits);
+                line[NAME.len() + num::MAX_DEC..].copy_from_slice(b"\r\n\r\n");
+                line[at..at + NAME.len()].copy_from_slice(NAME);
+                if self.plan.connection.is_none() {
+                    self.out.put(&line[at..]);
+                } else {
+                    self.out.put(&line[at..line.len() - 2]);
+                    self.out.put(end);
+                }
+            }
+            LengthField::Chunked => {
+                self.out.put(b"Transfer-Encoding: chunked\r\n");
+                self.out.put(end);
+            }
+        }
+        Ok(self.done())
+    }
+
+    #[inline]
+    fn done(&mut self) -> Head {
+        self.finished = true;
+        Head {
+            start: self.start,
+            len: self.out.len() - self.start,
+            body: self.plan.body,
+            close: self.plan.close,
+        }
+    }
+}
+
+impl<S: Sink + ?Sized> Drop for Core<'_, S> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.out.truncate(self.start);
+        }
+    }
+}
+
+/// Writes one response head into the caller's buffer.
+///
+/// The calling protocol:
+///
+/// 1. [`start`](Self::start) (or [`start_with_reason`](Self::start_with_reason))
+///    with the status, the [`Exchange`] (facts of the request) and the
+///    [`Body`] you will send. The framing is decided here, once; a body
+///    the status or the request forbids is refused now. The status line is
+///    written.
+/// 2. Any number of [`date`](Self::date), [`pre_encoded`](Self::pre_encoded),
+///    [`field`](Self::field), [`fields`](Self::fields), [`blob`](Self::blob)
+///    calls, in the order the fields should appear. A refused field writes
+///    nothing; the writer stays usable.
+/// 3. [`finish`](Self::finish) writes `Content-Length` or
+///    `Transfer-Encoding: chunked`, `Connection` when needed, and the empty
+///    line, and returns the [`Head`] with the [`BodyWriter`] for the body.
+///
+/// Dropping the writer without finishing (or a failed `finish`) removes
+/// everything it wrote, so the buffer never holds half a head.
+///
+/// The rules it enforces, each with a test in `tests/musts.rs`:
+///
+/// - no content, and no `Content-Length` or `Transfer-Encoding`, in 1xx
+///   and 204 responses (RFC 9110 §6.4.1, §8.6, §15.3.5; RFC 9112 §6.1);
+/// - no content in 304 (§15.4.5), whose `Content-Length` may only state a
+///   200's length; none in a 205 (§15.3.6);
+/// - a response to HEAD has no body but the framing fields a GET would have
+///   (§9.3.2);
+/// - a 2xx to CONNECT has neither `Content-Length` nor `Transfer-Encoding`
+///   (§9.3.6, §8.6);
+/// - chunked only to HTTP/1.1 clients (RFC 9112 §6.1); a streamed body to
+///   HTTP/1.0 is delimited by closing, with `Connection: close`
+///   (RFC 9112 §6.3, §9.6);
+/// - no 1xx to an HTTP/1.0 client (RFC 9110 §15.2);
+/// - `Date` in every 2xx, 3xx and 4xx from a server with a clock (§6.6.1);
+/// - one framing: caller fields that would contradict it
+///   (`Content-Length`, `Transfer-Encoding`, `Connection: close` /
+///   `keep-alive`) are refused ([`Error::FramingField`]);
+/// - `Connection: close` when the connection ends (RFC 9112 §9.6),
+///   `Connection: keep-alive` to a persistent HTTP/1.0 client (§C.2.2);
+/// - field names are tokens, values without CR, LF, NUL or other controls
+///   (RFC 9110 §5.1, §5.5), reason phrases HTAB/SP/VCHAR/obs-text (RFC 9112 §4).
+///
+/// ```
+/// use h1_encode::{Body, DateLine, Exchange, PreEncoded, ResponseWriter, Version};
+///
+/// let server = PreEncoded::new([("Server", "h1")])?; // once, at start-up
+/// let date = DateLine::new(b"Sun, 06 Nov 1994 08:49:37 GMT")?; // once a second
+///
+/// let mut buf = Vec::with_capacity(4096); // per connection, reused
+/// let ex = Exchange::new(Version::Http11); // from the parsed request
+/// let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::Length(13))?;
+/// w.date(&date).pre_encoded(&server);
+/// w.field(b"Content-Type", b"text/plain")?;
+/// let mut head = w.finish()?;
+/// head.body.write(&mut buf, b"Hello, World!")?;
+/// head.body.finish(&mut buf)?;
+/// assert_eq!(
+///     buf,
+///     b"HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nServer: h1\r\n\
+///       Content-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!"
+/// );
+/// assert!(!head.close);
+/// # Ok::<(), h1_encode::Error>(())
+/// ```
+#[must_use = "a writer dropped without `finish` removes the head it wrote"]
+pub struct ResponseWriter<'o, S: Sink + ?Sized> {
+    core: Core<'o, S>,
+}
+
+impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
+    /// Decides the framing and writes the status line, with the registered
+    /// reason phrase (an empty one for unregistered codes).
+    #[inline]
+    pub fn start(out: &'o mut S, status: u16, ex: &Exchange, body: Body) -> Result<Self, Error> {
+        let plan = framing::response(status, ex, body)?;
+        let core = Core::new(out, plan, Role::Response);
+        match status::line(status) {
+            Some(line) => core.out.put(line),
+            None => put_status_line(core.out, status, b""),
+        }
+        Ok(ResponseWriter { core })
+    }
+
+    /// Like [`start`](Self::start) with the reason phrase `reason`
+    /// (HTAB, SP, VCHAR and obs-text only; empty is allowed).
+    pub fn start_with_reason(
+        out: &'o mut S,
+        status: u16,
+        reason: &[u8],
+        ex: &Exchange,
+        body: Body,
+    ) -> Result<Self, Error> {
+        if !status::valid_reason(reason) {
+            return Err(Error::InvalidReason);
+        }
+        let plan = framing::response(status, ex, body)?;
+        let core = Core::new(out, plan, Role::Response);
+        put_status_line(core.out, status, reason);
+        Ok(ResponseWriter { core })
+    }
+
+    /// Appends the field `name: value` after checking it.
+    #[inline]
+    pub fn field(&mut self, name: &[u8], value: &[u8]) -> Result<&mut Self, Error> {
+        self.core.field(name, value)?;
+        Ok(self)
+    }
+
+    /// Appends every `(name, value)` pair (a `HeadersView`'s iterator, an
+    /// array of string pairs, ...) after checking it; when one is refused,
+    /// the fields this call wrote are removed.
+    pub fn fields<I, N, V>(&mut self, fields: I) -> Result<&mut Self, Error>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.core.fields(fields)?;
+        Ok(self)
+    }
+
+    /// Appends every field of `blob` (whose bytes were checked when it
+    /// stored them; only the framing check is made here). Names are written
+    /// as the blob holds them, lowercase.
+    pub fn blob(&mut self, blob: &HeaderBlob) -> Result<&mut Self, Error> {
+        self.core.blob(blob)?;
+        Ok(self)
+    }
+
+    /// Copies pre-encoded lines, without another check.
+    #[inline]
+    pub fn pre_encoded(&mut self, lines: &PreEncoded) -> &mut Self {
+        self.core.pre_encoded(lines);
+        self
+    }
+
+    /// Copies the `Date` line.
+    #[inline]
+    pub fn date(&mut self, line: &DateLine) -> &mut Self {
+        self.core.date(line);
+        self
+    }
+
+    /// Writes the framing fields and the empty line. Fails with
+    /// [`Error::MissingDate`] when the [`Exchange`] has a clock, the status
+    /// is 2xx–4xx and no `Date` was written; the head is then removed.
+    #[inline(always)]
+    pub fn finish(mut self) -> Result<Head, Error> {
+        self.core.finish()
+    }
+}
+
+fn put_status_line<S: Sink + ?Sized>(out: &mut S, status: u16, reason: &[u8]) {
+    // `status` is in 100..=599 (checked by the framing decision).
+    let digits = [
+        b'0' + (status / 100 % 10) as u8,
+        b'0' + (status / 10 % 10) as u8,
+        b'0' + (status % 10) as u8,
+    ];
+    out.reserve(reason.len() + 15);
+    out.put(b"HTTP/1.1 ");
+    out.put(&digits);
+    out.put(b" ");
+    out.put(reason);
+    out.put(b"\r\n");
+}
+
+/// Writes one request head (client role) into the caller's buffer.
+///
+/// The same protocol as [`ResponseWriter`]: [`start`](Self::start) decides
+/// the framing and writes the request line and `Host`; fields follow;
+/// [`finish`](Self::finish) writes `Content-Length` /
+/// `Transfer-Encoding: chunked` and `Connection` as needed. The caller's
+/// fields may not contain `Host`, `Content-Length`, `Transfer-Encoding` or
+/// a `Connection` with `close`/`keep-alive`.
+///
+/// ```
+/// use h1_encode::{Body, Exchange, RequestWriter, Version};
+/// let mut buf = Vec::new();
+/// let ex = Exchange::new(Version::Http11);
+/// let mut w = RequestWriter::start(&mut buf, b"POST", b"/upload", Some(b"example.com"), &ex, Body::Streamed)?;
+/// w.field(b"Content-Type", b"application/octet-stream")?;
+/// let mut head = w.finish()?;
+/// head.body.write(&mut buf, b"data")?;
+/// head.body.finish(&mut buf)?;
+/// assert_eq!(
+///     buf,
+///     b"POST /upload HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/octet-stream\r\n\
+///       Transfer-Encoding: chunked\r\n\r\n4\r\ndata\r\n0\r\n\r\n"
+/// );
+/// # Ok::<(), h1_encode::Error>(())
+/// ```
+#[must_use = "a writer dropped without `finish` removes the head it wrote"]
+pub struct RequestWriter<'o, S: Sink + ?Sized> {
+    core: Core<'o, S>,
+}
+
+impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
+    /// Decides the framing and writes the request line and `Host`.
+    ///
+    /// `method` must be a token; `target` non-empty, bytes `0x21..=0x7E`
+    /// without `#` (the origin, absolute, authority or asterisk form; the
+    /// encoder does not check which). `host` is required for HTTP/1.1
+    /// (RFC 9112 §3.2; it may be empty when the target has no authority)
+    /// and optional for HTTP/1.0. Only [`Exchange::version`] and
+    /// [`Exchange::close`] matter here.
+    pub fn start(
+        out: &'o mut S,
+        method: &[u8],
+        target: &[u8],
+        host: Option<&[u8]>,
+        ex: &Exchange,
+        body: Body,
+    ) -> Result<Self, Error> {
+        if !is_token(method) {
+            return Err(Error::InvalidMethod);
+        }
+        if target.is_empty()
+            || !target
+                .iter()
+                .all(|&b| (0x21..=0x7e).contains(&b) && b != b'#')
+        {
+            return Err(Error::InvalidTarget);
+        }
+        if let Some(host) = host {
+            if !h1_headers::chars::is_field_value(host) {
+                return Err(Error::InvalidFieldValue);
+            }
+        } else if ex.version == Version::Http11 {
+            return Err(Error::MissingHost);
+        }
+        let plan = framing::request(ex, body)?;
+        let core = Core::new(out, plan, Role::Request);
+        let version: &[u8] = match ex.version {
+            Version::Http10 => b" HTTP/1.0\r\n",
+            Version::Http11 => b" HTTP/1.1\r\n",
+        };
+        core.out
+            .reserve(method.len() + target.len() + 20 + host.map_or(0, <[u8]>::len));
+        core.out.put(method);
+        core.out.put(b" ");
+        core.out.put(target);
+        core.out.put(version);
+        if let Some(host) = host {
+            put_field(core.out, b"Host", host);
+        }
+        Ok(RequestWriter { core })
+    }
+
+    /// Appends the field `name: value` after checking it.
+    #[inline]
+    pub fn field(&mut self, name: &[u8], value: &[u8]) -> Result<&mut Self, Error> {
+        self.core.field(name, value)?;
+        Ok(self)
+    }
+
+    /// Appends every `(name, value)` pair after checking it; when one is
+    /// refused, the fields this call wrote are removed.
+    pub fn fields<I, N, V>(&mut self, fields: I) -> Result<&mut Self, Error>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.core.fields(fields)?;
+        Ok(self)
+    }
+
+    /// Appends every field of `blob` (only the framing check is made).
+    pub fn blob(&mut self, blob: &HeaderBlob) -> Result<&mut Self, Error> {
+        self.core.blob(blob)?;
+        Ok(self)
+    }
+
+    /// Copies pre-encoded lines, without another check.
+    #[inline]
+    pub fn pre_encoded(&mut self, lines: &PreEncoded) -> &mut Self {
+        self.core.pre_encoded(lines);
+        self
+    }
+
+    /// Writes the framing fields and the empty line.
+    pub fn finish(mut self) -> Result<Head, Error> {
+        self.core.finish()
+    }
+}

@@ -1,0 +1,199 @@
+//! Zero heap allocations per encoded message once the output buffer has
+//! grown (DESIGN.md principles 2 and 9): a counting global allocator
+//! watches a server loop that encodes responses (plaintext, JSON with ten
+//! fields, chunked with trailers, a blob, a custom reason, a cached Date)
+//! and requests into one reused `Vec`. The counter counts only on the
+//! thread that asked and is itself tested.
+//!
+//! This file needs `unsafe`: implementing `GlobalAlloc` is an unsafe trait.
+//! Each use forwards to `std::alloc::System` unchanged.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::hint::black_box;
+
+use h1_encode::{Body, DateCache, Exchange, PreEncoded, RequestWriter, ResponseWriter, Version};
+use h1_headers::HeaderBlob;
+
+/// `System`, counting the allocations of threads that turned counting on.
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    // `try_with`: the thread-locals may be gone while a thread exits.
+    let on = COUNTING.try_with(Cell::get).unwrap_or(false);
+    if on {
+        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments, so
+// `System`'s guarantees are ours; the bookkeeping touches only `const`
+// thread-locals of `Copy` types, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; the caller upholds the contract.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged; `ptr` came from this allocator, which
+        // is `System`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged; `ptr` came from `System`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` and returns what it returned with the number of allocations
+/// (including reallocations) it made on this thread.
+fn allocations<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    COUNT.with(|c| c.set(0));
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (r, COUNT.with(Cell::get))
+}
+
+#[test]
+fn the_counter_counts() {
+    let ((), n) = allocations(|| {
+        black_box(vec![1u8; 100]);
+    });
+    assert_eq!(n, 1);
+    let ((), n) = allocations(|| {
+        let mut v: Vec<u8> = Vec::with_capacity(4);
+        v.extend_from_slice(black_box(&[0u8; 64]));
+        black_box(v);
+    });
+    assert_eq!(n, 2);
+}
+
+/// One round of a server's work: every kind of message into `buf`.
+fn round(
+    buf: &mut Vec<u8>,
+    cache: &mut DateCache,
+    server: &PreEncoded,
+    blob: &HeaderBlob,
+    now: u64,
+) -> usize {
+    let ex = Exchange::new(Version::Http11);
+    let date = *cache.line_at_unix(now);
+
+    // Plaintext.
+    let mut w = ResponseWriter::start(&mut *buf, 200, &ex, Body::Length(13)).unwrap();
+    w.date(&date).pre_encoded(server);
+    w.field(b"Content-Type", b"text/plain").unwrap();
+    let mut head = w.finish().unwrap();
+    head.body.write(&mut *buf, b"Hello, World!").unwrap();
+    head.body.finish(&mut *buf).unwrap();
+
+    // JSON with ten fields, through the iterator form.
+    let fields = [
+        ("Content-Type", "application/json"),
+        ("Cache-Control", "no-store"),
+        ("X-Request-Id", "4bf92f3577b34da6a3ce929d0e0e4736"),
+        ("Vary", "Accept-Encoding"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Strict-Transport-Security", "max-age=63072000"),
+        ("Access-Control-Allow-Origin", "*"),
+        ("ETag", "\"33a64df551425fcc55e4d42a148795d9f25f89d4\""),
+        ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
+        ("X-Frame-Options", "DENY"),
+    ];
+    let body = br#"{"message":"Hello, World!"}"#;
+    let mut w =
+        ResponseWriter::start(&mut *buf, 200, &ex, Body::Length(body.len() as u64)).unwrap();
+    w.date(&date).fields(fields).unwrap();
+    let mut head = w.finish().unwrap();
+    let [h, b] = head.with_body(buf, body).unwrap();
+    black_box((h, b));
+    buf.extend_from_slice(body);
+
+    // Chunked with trailers, to a HEAD-less 1.1 request, with a blob.
+    let mut w =
+        ResponseWriter::start_with_reason(&mut *buf, 200, b"Fine", &ex, Body::Streamed).unwrap();
+    w.date(&date).blob(blob).unwrap();
+    let mut head = w.finish().unwrap();
+    head.body.write(&mut *buf, &[b'x'; 1000]).unwrap();
+    let frame = head.body.frame(b"abc").unwrap();
+    black_box(frame.io_slices());
+    head.body
+        .finish_with_trailers(&mut *buf, [("Digest", "sha-256=abc")])
+        .unwrap();
+
+    // A refused field and a dropped writer: still nothing allocated.
+    let mut w = ResponseWriter::start(&mut *buf, 404, &ex, Body::None).unwrap();
+    assert!(w.field(b"Content-Length", b"0").is_err());
+    drop(w);
+
+    // HTTP/1.0 keep-alive, and a request.
+    let ex10 = Exchange::new(Version::Http10).close(false);
+    let mut w = ResponseWriter::start(&mut *buf, 200, &ex10, Body::Streamed).unwrap();
+    w.date(&date);
+    let mut head = w.finish().unwrap();
+    head.body.write(&mut *buf, b"until close").unwrap();
+    let mut w = RequestWriter::start(
+        &mut *buf,
+        b"POST",
+        b"/submit?x=1",
+        Some(b"example.com"),
+        &ex,
+        Body::Streamed,
+    )
+    .unwrap();
+    w.field(b"Accept", b"*/*").unwrap();
+    let mut head = w.finish().unwrap();
+    head.body.write(&mut *buf, b"part").unwrap();
+    head.body.finish(&mut *buf).unwrap();
+    buf.len()
+}
+
+#[test]
+fn zero_allocations_once_the_buffer_has_grown() {
+    let mut cache = DateCache::new();
+    let server = PreEncoded::new([("Server", "h1")]).unwrap();
+    let mut blob = HeaderBlob::new();
+    blob.append(b"Content-Type", b"text/event-stream").unwrap();
+    blob.append(b"Cache-Control", b"no-cache").unwrap();
+    let mut buf = Vec::new();
+    // Warm-up: the buffer grows to what a round needs.
+    let len = round(&mut buf, &mut cache, &server, &blob, 1_700_000_000);
+    assert!(len > 1500);
+    let (total, n) = allocations(|| {
+        let mut total = 0;
+        for i in 0..1000u64 {
+            buf.clear();
+            // A new second every 100 rounds: the Date is re-formatted then.
+            total += round(
+                &mut buf,
+                &mut cache,
+                &server,
+                &blob,
+                1_700_000_000 + i / 100,
+            );
+        }
+        total
+    });
+    assert_eq!(total, len * 1000);
+    assert_eq!(n, 0, "{n} allocations in 1000 rounds");
+    assert_eq!(cache.formatted(), 10);
+}
