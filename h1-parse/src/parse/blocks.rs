@@ -13,33 +13,75 @@ pub(super) struct Blocks<C> {
     pub(super) base: usize,
     pub(super) nt: u64,
     pub(super) nv: u64,
-    /// For a buffer shorter than a block: the token, value and target masks
-    /// of the whole buffer, classified once from one padded copy.
-    small: Option<[u64; 3]>,
+    /// The request-target mask of the 64 bytes at the cursor's first
+    /// position, for the request line (the target usually lies in its first
+    /// block): for a buffer shorter than a block always, with its
+    /// past-the-end bits set; for a longer one only from
+    /// [`Blocks::with_target`], else 0 (0 also when the block has no target
+    /// stop: either way [`Blocks::target_end`] then scans on its own).
+    target: u64,
 }
 
 impl<C: Classify> Blocks<C> {
     /// The cursor at the block starting at `at`.
     #[inline(always)]
     pub(super) fn new(c: C, buf: &[u8], at: usize) -> Self {
-        let small = (buf.len() < 64).then(|| {
-            let mut tmp = [0u8; 64];
-            let b = block_at(buf, 0, &mut tmp);
+        Self::new_with(c, buf, at, false)
+    }
+
+    /// [`Blocks::new`], also classifying the first block's target bytes,
+    /// from the same load.
+    #[inline(always)]
+    pub(super) fn with_target(c: C, buf: &[u8], at: usize) -> Self {
+        Self::new_with(c, buf, at, true)
+    }
+
+    #[inline(always)]
+    fn new_with(c: C, buf: &[u8], at: usize, target: bool) -> Self {
+        if buf.len() < 64 {
+            // The only block this buffer has: `at <= buf.len() < 64`, and the
+            // walk never moves the cursor past it.
+            let [t, v, g] = c.short_masks(buf);
             let past_end = !low_bits(buf.len());
-            [
-                c.non_token(b) | past_end,
-                c.non_value(b) | past_end,
-                c.non_target(b) | past_end,
-            ]
-        });
+            let from_at = |m: u64| {
+                if at > 0 {
+                    // Bits shifted in from past the buffer are stops.
+                    m >> at | !(u64::MAX >> at)
+                } else {
+                    m
+                }
+            };
+            return Blocks {
+                c,
+                base: at,
+                nt: from_at(t | past_end),
+                nv: from_at(v | past_end),
+                target: from_at(g | past_end),
+            };
+        }
         let mut b = Blocks {
             c,
             base: at,
             nt: 0,
             nv: 0,
-            small,
+            target: 0,
         };
-        b.load(buf);
+        match buf.get(at..at + 64) {
+            Some(blk) => {
+                let blk: &Block = blk.try_into().unwrap_or(&[0; 64]);
+                b.nt = c.non_token(blk);
+                b.nv = c.non_value(blk);
+                if target {
+                    b.target = c.non_target(blk);
+                }
+            }
+            None => {
+                b.load(buf);
+                if target {
+                    b.target = tail_mask(c, buf, at, Stop::Target);
+                }
+            }
+        }
         b
     }
 
@@ -51,35 +93,26 @@ impl<C: Classify> Blocks<C> {
                 self.nt = self.c.non_token(b);
                 self.nv = self.c.non_value(b);
             }
-            None => match self.small {
-                Some([t, v, _]) if self.base < 64 => {
-                    self.nt = t >> self.base;
-                    self.nv = v >> self.base;
-                    if self.base > 0 {
-                        // Bits shifted in from past the buffer are stops.
-                        self.nt |= !(u64::MAX >> self.base);
-                        self.nv |= !(u64::MAX >> self.base);
-                    }
-                }
-                _ => {
-                    self.nt = tail_mask(self.c, buf, self.base, Stop::Token);
-                    self.nv = tail_mask(self.c, buf, self.base, Stop::Value);
-                }
-            },
+            None => {
+                self.nt = tail_mask(self.c, buf, self.base, Stop::Token);
+                self.nv = tail_mask(self.c, buf, self.base, Stop::Value);
+            }
         }
     }
 
     /// The first byte at or after `from` that may not be in a request-target
-    /// (`buf.len()` when there is none).
+    /// (`buf.len()` when there is none). `from` is at or after the cursor's
+    /// first position, and the cursor has not moved yet.
     #[inline(always)]
     pub(super) fn target_end(&self, buf: &[u8], from: usize) -> usize {
-        match self.small {
-            Some([_, _, t]) if from < 64 => {
-                let m = t >> from | !(u64::MAX >> from);
-                (from + m.trailing_zeros() as usize).min(buf.len())
+        let rel = from - self.base;
+        if rel < 64 {
+            let m = self.target >> rel;
+            if m != 0 {
+                return (from + m.trailing_zeros() as usize).min(buf.len());
             }
-            _ => find(self.c, buf, from, Stop::Target),
         }
+        find(self.c, buf, from, Stop::Target)
     }
 
     /// Moves forward to the block holding `pos` (`pos >= base`), keeping the

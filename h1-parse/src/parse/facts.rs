@@ -43,10 +43,12 @@ impl FieldSink for Facts {
     fn field(&mut self, buf: &[u8], l: Line) -> Result<()> {
         let name = &buf[l.name_start..l.name_end];
         if l.folded {
-            return folded(name, l);
+            return folded(name, l.value_start);
         }
         match name.len() {
-            4 if self.request && name_is(name, b"host") => self.host(buf, l),
+            4 if self.request && name_is(name, b"host") => {
+                self.host(buf, l.name_start, l.value_start, l.value_end)
+            }
             6 if self.request && name_is(name, b"expect") => {
                 self.expect(&buf[l.value_start..l.value_end]);
                 Ok(())
@@ -59,9 +61,11 @@ impl FieldSink for Facts {
                 self.connection(&buf[l.value_start..l.value_end]);
                 Ok(())
             }
-            14 if name_is(name, b"content-length") => self.content_length(buf, l),
+            14 if name_is(name, b"content-length") => {
+                self.content_length(buf, l.name_start, l.value_start, l.value_end)
+            }
             17 if name_is(name, b"transfer-encoding") => {
-                self.transfer_encoding(&buf[l.value_start..l.value_end], l)
+                self.transfer_encoding(buf, l.name_start, l.value_start, l.value_end)
             }
             _ => Ok(()),
         }
@@ -74,7 +78,7 @@ impl FieldSink for Facts {
 /// server refuse obs-fold outright).
 #[cold]
 #[inline(never)]
-fn folded(name: &[u8], l: Line) -> Result<()> {
+fn folded(name: &[u8], value_start: usize) -> Result<()> {
     const FRAMING: [&[u8]; 6] = [
         b"host",
         b"expect",
@@ -84,7 +88,7 @@ fn folded(name: &[u8], l: Line) -> Result<()> {
         b"transfer-encoding",
     ];
     if FRAMING.iter().any(|f| name.eq_ignore_ascii_case(f)) {
-        return err(K::ObsFold, l.value_start);
+        return err(K::ObsFold, value_start);
     }
     Ok(())
 }
@@ -134,17 +138,25 @@ impl Facts {
         };
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn connection(&mut self, value: &[u8]) {
-        // The usual single token first.
-        if value.eq_ignore_ascii_case(b"keep-alive") {
+        // The usual single token first, compared a word at a time: `name_is`
+        // is exact on value bytes too, as the only other preimage of `-`
+        // under the OR is CR, which a (not folded) value never holds.
+        if name_is(value, b"keep-alive") {
             self.framing.connection.bits |= ConnectionTokens::KEEP_ALIVE;
             return;
         }
-        if value.eq_ignore_ascii_case(b"close") {
+        if name_is(value, b"close") {
             self.framing.connection.bits |= ConnectionTokens::CLOSE;
             return;
         }
+        self.connection_list(value);
+    }
+
+    /// `Connection` as a list of tokens.
+    #[inline(never)]
+    fn connection_list(&mut self, value: &[u8]) {
         for token in list_elements(value) {
             self.framing.connection.bits |= if token.eq_ignore_ascii_case(b"close") {
                 ConnectionTokens::CLOSE
@@ -158,45 +170,66 @@ impl Facts {
         }
     }
 
+    /// The line's positions come as plain arguments (in registers), not as a
+    /// [`Line`] in memory: the field walk would store one for every line.
     #[inline(never)]
-    fn content_length(&mut self, buf: &[u8], l: Line) -> Result<()> {
-        let value = &buf[l.value_start..l.value_end];
+    fn content_length(
+        &mut self,
+        buf: &[u8],
+        name_start: usize,
+        value_start: usize,
+        value_end: usize,
+    ) -> Result<()> {
+        let value = &buf[value_start..value_end];
         let n =
-            parse_content_length(value).or_else(|_| err(K::InvalidContentLength, l.value_start))?;
+            parse_content_length(value).or_else(|_| err(K::InvalidContentLength, value_start))?;
         // 18 digits: a bound every peer can hold (the shared profile's).
         if n > MAX_CONTENT_LENGTH {
-            return err(K::InvalidContentLength, l.value_start);
+            return err(K::InvalidContentLength, value_start);
         }
         match self.framing.content_length {
-            Some(prev) if prev != n => return err(K::InvalidContentLength, l.value_start),
+            Some(prev) if prev != n => return err(K::InvalidContentLength, value_start),
             _ => {}
         }
         self.framing.content_length = Some(n);
-        self.content_length_at = l.name_start;
+        self.content_length_at = name_start;
         Ok(())
     }
 
     /// Host is in every request.
     #[inline(never)]
-    fn host(&mut self, buf: &[u8], l: Line) -> Result<()> {
+    fn host(
+        &mut self,
+        buf: &[u8],
+        name_start: usize,
+        value_start: usize,
+        value_end: usize,
+    ) -> Result<()> {
         self.host_count += 1;
         if self.host_count > 1 {
-            return err(K::DuplicateHost, l.name_start);
+            return err(K::DuplicateHost, name_start);
         }
-        let value = &buf[l.value_start..l.value_end];
+        let value = &buf[value_start..value_end];
         if !(valid_host(value, false) || value.is_empty() && self.version == Version::Http10) {
-            return err(K::InvalidHost, l.value_start);
+            return err(K::InvalidHost, value_start);
         }
-        self.framing.host = Some(span(l.value_start, l.value_end));
+        self.framing.host = Some(span(value_start, value_end));
         Ok(())
     }
 
     /// One `Transfer-Encoding` field: a list of codings, of which `chunked`
     /// may appear once, last, without parameters.
     #[inline(never)]
-    fn transfer_encoding(&mut self, value: &[u8], l: Line) -> Result<()> {
+    fn transfer_encoding(
+        &mut self,
+        buf: &[u8],
+        name_start: usize,
+        value_start: usize,
+        value_end: usize,
+    ) -> Result<()> {
+        let value = &buf[value_start..value_end];
         if !self.te_seen {
-            self.te_at = l.name_start;
+            self.te_at = name_start;
         }
         self.te_seen = true;
         let mut any = false;
@@ -210,33 +243,34 @@ impl Facts {
                 None => (elem, None),
             };
             if !h1_headers::chars::is_token(coding) {
-                return err(K::InvalidTransferEncoding, l.value_start);
+                return err(K::InvalidTransferEncoding, value_start);
             }
             if self.te_chunked {
                 // Something after `chunked`: chunked is not the final coding.
-                return err(K::InvalidTransferEncoding, l.value_start);
+                return err(K::InvalidTransferEncoding, value_start);
             }
             if coding.eq_ignore_ascii_case(b"chunked") {
                 if params.is_some() {
-                    return err(K::InvalidTransferEncoding, l.value_start);
+                    return err(K::InvalidTransferEncoding, value_start);
                 }
                 self.te_chunked = true;
             } else {
                 if let Some(p) = params {
                     if !valid_params(p) {
-                        return err(K::InvalidTransferEncoding, l.value_start);
+                        return err(K::InvalidTransferEncoding, value_start);
                     }
                 }
                 self.te_other = true;
             }
         }
         if !any {
-            return err(K::InvalidTransferEncoding, l.value_start);
+            return err(K::InvalidTransferEncoding, value_start);
         }
         Ok(())
     }
 
     /// The cross-field rules, once every field has been seen.
+    #[inline(always)]
     pub(super) fn finish(mut self, end: usize) -> Result<Framing> {
         let (request, version) = (self.request, self.version);
         if self.te_seen {
@@ -310,24 +344,24 @@ pub(crate) fn is_quoted_string(s: &[u8]) -> bool {
 /// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2). With
 /// `port_required`, the port must be present and non-empty (authority-form
 /// for CONNECT).
+#[inline(always)]
 pub(super) fn valid_host(v: &[u8], port_required: bool) -> bool {
     // The common shape first: a reg-name or IPv4 address without `%`, then
     // an optional port.
-    let mut name_len = v.len();
-    for (i, &b) in v.iter().enumerate() {
-        if !REG_NAME[b as usize] {
-            name_len = i;
-            break;
-        }
-    }
+    let name_len = reg_name_len(v);
     match v.get(name_len) {
-        None => return name_len > 0 && !port_required,
+        None => name_len > 0 && !port_required,
         Some(b':') if name_len > 0 => {
             let port = &v[name_len + 1..];
-            return port.iter().all(u8::is_ascii_digit) && !(port_required && port.is_empty());
+            port.iter().all(u8::is_ascii_digit) && !(port_required && port.is_empty())
         }
-        _ => {}
+        _ => valid_host_other(v, port_required),
     }
+}
+
+/// [`valid_host`] for the other shapes: IP literals, percent-encoding.
+#[inline(never)]
+fn valid_host_other(v: &[u8], port_required: bool) -> bool {
     let (host_ok, rest) = if v.first() == Some(&b'[') {
         match v.iter().position(|&b| b == b']') {
             Some(i) => (valid_ip_literal(&v[1..i]), &v[i + 1..]),
@@ -347,6 +381,58 @@ pub(super) fn valid_host(v: &[u8], port_required: bool) -> bool {
         }
         Some(_) => false,
     }
+}
+
+/// How many leading bytes of `v` are in [`REG_NAME`]. Eight bytes at a time
+/// are first tested for the usual host name bytes (letters, digits, `-`,
+/// `.`: a subset of [`REG_NAME`]); from the first byte outside that subset
+/// the table decides, byte by byte.
+#[inline(always)]
+fn reg_name_len(v: &[u8]) -> usize {
+    let mut i = 0;
+    if v.len() >= 8 {
+        loop {
+            // The last word overlaps the one before; its bytes before `i`
+            // are known to be in the subset, so its first miss is at `i` or later.
+            let at = i.min(v.len() - 8);
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&v[at..at + 8]);
+            let miss = not_host_name_bytes(u64::from_le_bytes(w));
+            if miss != 0 {
+                i = at + (miss.trailing_zeros() / 8) as usize;
+                break;
+            }
+            if at + 8 == v.len() {
+                return v.len();
+            }
+            i = at + 8;
+        }
+    }
+    while let Some(&b) = v.get(i) {
+        if !REG_NAME[b as usize] {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The high bit of each byte of `w` that is not an ASCII letter, digit,
+/// `-` or `.` (SWAR: each range test adds a constant to the low seven bits
+/// of every byte, which cannot carry into the next byte).
+#[inline(always)]
+fn not_host_name_bytes(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = w & !HIGH;
+    // The high bit set where `lo <= byte <= hi` (for bytes below 0x80).
+    let range = |lo: u8, hi: u8| {
+        let ge_lo = low + u64::from(0x80 - lo) * ONES;
+        let gt_hi = low + u64::from(0x7f - hi) * ONES;
+        ge_lo & !gt_hi
+    };
+    let ok = range(b'a', b'z') | range(b'A', b'Z') | range(b'0', b'9') | range(b'-', b'.');
+    !(ok & !w) & HIGH
 }
 
 /// Bytes of a reg-name other than `%`: unreserved and sub-delims.
@@ -475,4 +561,48 @@ fn valid_ipv4(s: &[u8]) -> bool {
         }
     }
     n == 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte-at-a-time definition `reg_name_len` must agree with.
+    fn reg_name_len_naive(v: &[u8]) -> usize {
+        v.iter()
+            .position(|&b| !REG_NAME[b as usize])
+            .unwrap_or(v.len())
+    }
+
+    #[test]
+    fn reg_name_len_agrees_with_the_table() {
+        // Every byte value at every position of hosts of 0 to 24 bytes, over
+        // a background of usual host bytes and of other reg-name bytes.
+        for background in [b'a', b'Z', b'7', b'-', b'.', b'_', b'~', b'%'] {
+            for len in 0..=24 {
+                for at in 0..len {
+                    for b in 0..=255u8 {
+                        let mut v = vec![background; len];
+                        v[at] = b;
+                        assert_eq!(
+                            reg_name_len(&v),
+                            reg_name_len_naive(&v),
+                            "{:?}",
+                            v.escape_ascii().to_string()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn host_name_subset_is_exact() {
+        for b in 0..=255u8 {
+            let usual = b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+            let w = u64::from_le_bytes([b; 8]);
+            assert_eq!(not_host_name_bytes(w) == 0, usual, "{b:#04x}");
+            assert!(!usual || REG_NAME[b as usize]);
+        }
+    }
 }

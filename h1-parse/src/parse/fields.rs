@@ -58,11 +58,11 @@ impl FieldSink for NoFacts {
 /// Walks field lines from `pos` up to and including the empty line, storing
 /// them into `fields` and telling `sink` of each.
 ///
-/// The loop handles the common shape inline: a name inside the current
-/// block followed by `:`, a value (through as many blocks as it needs)
-/// followed by CRLF, at most one SP before the value. Everything else (line
-/// errors, bare LF, incomplete lines, names across a block edge) goes
-/// through [`slow_line`], which decides with the same predicates.
+/// The loop handles the common shape inline: a name followed by `:`, a
+/// value followed by CRLF (each through as many blocks as it needs), at most
+/// one SP before the value. Everything else (line errors, bare LF,
+/// incomplete lines) goes through [`slow_line`], which decides with the
+/// same predicates.
 #[inline(always)]
 pub(super) fn parse_fields<C: Classify>(
     blocks: &mut Blocks<C>,
@@ -74,43 +74,61 @@ pub(super) fn parse_fields<C: Classify>(
     resume: &mut Resume,
 ) -> Result<Status<FieldsEnd>> {
     let max_fields = config.max_fields.min(fields.len());
-    let fields = &mut fields[..max_fields];
+    // The next free entry is the walk's one moving part for storage: the
+    // count is how far the iterator has got.
+    let mut slots = fields[..max_fields].iter_mut();
+    let count = |slots: &core::slice::IterMut<'_, Entry>| max_fields - slots.len();
     let max_line = config.max_field_line_len;
-    let mut count = 0;
+    let allow_obs_fold = config.allow_obs_fold;
     let mut obs_fold = false;
     loop {
         blocks.seek(buf, pos);
         let m = blocks.nt >> (pos - blocks.base);
-        let name_end = pos + m.trailing_zeros() as usize;
         let mut fast = None;
-        if name_end != pos && m != 0 && buf.get(name_end) == Some(&b':') {
-            let mut vrel = name_end + 1 - blocks.base;
-            loop {
-                let m = if vrel < 64 { blocks.nv >> vrel } else { 0 };
-                if m != 0 {
-                    let value_end = blocks.base + vrel + m.trailing_zeros() as usize;
-                    if buf.get(value_end..value_end + 2) == Some(b"\r\n")
-                        && value_end - pos <= max_line
-                    {
-                        fast = Some(value_end);
+        if m & 1 == 0 {
+            // A name starts here; it may run on into the next blocks.
+            let name_end = if m != 0 {
+                pos + m.trailing_zeros() as usize
+            } else {
+                loop {
+                    if blocks.base + 64 >= buf.len() {
+                        break buf.len();
                     }
-                    break;
+                    blocks.advance(buf);
+                    if blocks.nt != 0 {
+                        break blocks.base + blocks.nt.trailing_zeros() as usize;
+                    }
                 }
-                if blocks.base + 64 >= buf.len() || blocks.base + 64 - pos > max_line {
-                    break;
+            };
+            if buf.get(name_end) == Some(&b':') {
+                let mut vrel = name_end + 1 - blocks.base;
+                loop {
+                    let m = if vrel < 64 { blocks.nv >> vrel } else { 0 };
+                    if m != 0 {
+                        let value_end = blocks.base + vrel + m.trailing_zeros() as usize;
+                        if buf.get(value_end..value_end + 2) == Some(b"\r\n")
+                            && value_end - pos <= max_line
+                        {
+                            fast = Some((name_end, value_end));
+                        }
+                        break;
+                    }
+                    if blocks.base + 64 >= buf.len() || blocks.base + 64 - pos > max_line {
+                        break;
+                    }
+                    blocks.advance(buf);
+                    vrel = 0;
                 }
-                blocks.advance(buf);
-                vrel = 0;
             }
-        } else if name_end == pos && buf.get(pos..pos + 2) == Some(b"\r\n") {
+        } else if buf.get(pos..pos + 2) == Some(b"\r\n") {
             return Ok(Status::Complete(FieldsEnd {
                 end: pos + 2,
-                count,
+                count: count(&slots),
                 obs_fold,
             }));
         }
         let (name_end, mut value_end, mut next) = match fast {
-            Some(e) => (name_end, e, e + 2),
+            Some((n, e)) => (n, e, e + 2),
             None => match slow_line(blocks.c, buf, pos, config)? {
                 SlowLine::Field {
                     name_end,
@@ -120,54 +138,55 @@ pub(super) fn parse_fields<C: Classify>(
                 SlowLine::End(end) => {
                     return Ok(Status::Complete(FieldsEnd {
                         end,
-                        count,
+                        count: count(&slots),
                         obs_fold,
                     }))
                 }
                 SlowLine::Partial => {
-                    *resume = Resume { line: pos, count };
+                    *resume = Resume {
+                        line: pos,
+                        count: count(&slots),
+                    };
                     return Ok(Status::Partial);
                 }
             },
         };
         let mut value_start = name_end + 1;
-        if value_start < value_end && buf[value_start] == b' ' {
-            value_start += 1;
-        }
-        if value_start < value_end && (is_ows(buf[value_start]) || is_ows(buf[value_end - 1])) {
-            (value_start, value_end) = trim(buf, value_start, value_end);
+        // The line up to its value's end: indexing it below needs no checks.
+        let line = buf.get(..value_end).unwrap_or_default();
+        if value_start < line.len() {
+            // `: value`: skip the one SP; any other whitespace at either
+            // end is rare and trimmed out of line.
+            value_start += usize::from(line[value_start] == b' ');
+            if value_start < line.len()
+                && (is_ows(line[value_start]) | is_ows(line[line.len() - 1]))
+            {
+                (value_start, value_end) = trim(buf, value_start, value_end);
+            }
         }
         let mut folded = false;
-        if config.allow_obs_fold {
-            // Whether the next line continues this one is unknown until it starts.
-            // The line itself is complete and within its limit.
-            if next >= buf.len() {
-                *resume = Resume { line: pos, count };
-                return Ok(Status::Partial);
-            }
-            if matches!(buf[next], b' ' | b'\t') {
-                match unfold(blocks.c, buf, pos, value_start, value_end, next, config)? {
-                    Some((s, e, n)) => (value_start, value_end, next) = (s, e, n),
-                    None => {
-                        *resume = Resume { line: pos, count };
-                        return partial_line(buf, pos, max_line);
-                    }
+        if allow_obs_fold {
+            match fold(blocks.c, buf, pos, value_start, value_end, next, config)? {
+                Status::Complete((s, e, n)) => {
+                    folded = n != next;
+                    obs_fold |= folded;
+                    (value_start, value_end, next) = (s, e, n);
                 }
-                folded = true;
-                obs_fold = true;
-                if next >= buf.len() {
-                    *resume = Resume { line: pos, count };
+                Status::Partial => {
+                    *resume = Resume {
+                        line: pos,
+                        count: count(&slots),
+                    };
                     return Ok(Status::Partial);
                 }
             }
         }
-        match fields.get_mut(count) {
+        match slots.next() {
             Some(slot) => {
                 *slot = Entry::new(span(pos, name_end), span(value_start, value_end));
             }
             None => return err(K::TooManyFields, pos),
         }
-        count += 1;
         sink.field(
             buf,
             Line {
@@ -258,6 +277,36 @@ fn trim(buf: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
         end -= 1;
     }
     (start, end)
+}
+
+/// With obs-fold allowed, the line's value extended over the continuation
+/// lines that follow it: `(value start, value end, next line)`, `Partial`
+/// while it is unknown whether more continuation lines follow (the line
+/// itself is complete and within its limit), or while a continuation line is
+/// incomplete (unless it is already over the limit). Out of line, so the
+/// strict field loop stays small.
+#[inline(never)]
+fn fold<C: Classify>(
+    c: C,
+    buf: &[u8],
+    name_start: usize,
+    value_start: usize,
+    value_end: usize,
+    next: usize,
+    config: &Config,
+) -> Result<Status<(usize, usize, usize)>> {
+    // Whether the next line continues this one is unknown until it starts.
+    match buf.get(next) {
+        None => Ok(Status::Partial),
+        Some(b' ' | b'\t') => {
+            match unfold(c, buf, name_start, value_start, value_end, next, config)? {
+                Some((s, e, n)) if n < buf.len() => Ok(Status::Complete((s, e, n))),
+                Some(_) => Ok(Status::Partial),
+                None => partial_line(buf, name_start, config.max_field_line_len),
+            }
+        }
+        Some(_) => Ok(Status::Complete((value_start, value_end, next))),
+    }
 }
 
 /// Extends a value over obs-fold continuation lines (leniency only):

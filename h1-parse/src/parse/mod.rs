@@ -223,10 +223,11 @@ impl Kernel for RequestKernel<'_, '_> {
             Skip::More(_) if cut => return err(K::HeadTooLarge, buf.len()),
             Skip::More(_) => return Ok(Status::Partial),
         };
-        match start::request_in(c, buf, start, fields, config)? {
-            Status::Partial if cut => err(K::HeadTooLarge, buf.len()),
-            s => Ok(s),
+        let r = start::request_in(c, buf, start, fields, config);
+        if cut && matches!(r, Ok(Status::Partial)) {
+            return err(K::HeadTooLarge, buf.len());
         }
+        r
     }
 }
 

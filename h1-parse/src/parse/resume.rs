@@ -70,7 +70,7 @@ impl Kernel for CheckKernel<'_> {
         } = self;
         if check.facts.is_none() {
             let (version, fields_start) = if request {
-                let mut blocks = Blocks::new(c, buf, start);
+                let mut blocks = Blocks::with_target(c, buf, start);
                 match request_line(&mut blocks, buf, start, config)? {
                     Status::Complete(l) => (l.version, l.fields_start),
                     Status::Partial => return Ok(()),

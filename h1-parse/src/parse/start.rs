@@ -154,6 +154,96 @@ pub(super) fn request_line<C: Classify>(
         0 => find(c, buf, start, Stop::Token),
         m => start + m.trailing_zeros() as usize,
     };
+    let line = match strict_line(blocks, buf, start, method_end, config) {
+        Some(line) => line,
+        None => ready!(any_line(blocks, buf, start, method_end, config)?),
+    };
+    let (target_start, target_end) = (line.target_start, line.target_end);
+    // `GET /...`, the usual request line, without the general matches.
+    let (method_kind, target_form) = match (&buf[start..method_end], buf[target_start]) {
+        (b"GET", b'/') => (Method::Get, TargetForm::Origin),
+        (method, _) => {
+            let kind = Method::from_bytes(method);
+            let form = target_form(kind, &buf[target_start..target_end])
+                .ok_or(Error::new(K::InvalidTargetForm, target_start))?;
+            (kind, form)
+        }
+    };
+    Ok(Status::Complete(RequestLine {
+        method_end,
+        method_kind,
+        target_start,
+        target_end,
+        target_form,
+        version: line.version,
+        fields_start: line.fields_start,
+    }))
+}
+
+/// Where the parts of a request line after the method are.
+struct LineParts {
+    target_start: usize,
+    target_end: usize,
+    version: Version,
+    fields_start: usize,
+}
+
+/// The usual request line under the strict rules, `method SP target SP
+/// HTTP/1.x CRLF`, with every check passing: exactly the lines on which
+/// [`any_line`] succeeds with one SP between the parts and version 1.0 or
+/// 1.1, in fewer steps. `None` for anything else, which [`any_line`] then
+/// decides (an error, `Partial`, or a lenient or unusual line).
+#[inline(always)]
+fn strict_line<C: Classify>(
+    blocks: &Blocks<C>,
+    buf: &[u8],
+    start: usize,
+    method_end: usize,
+    config: &Config,
+) -> Option<LineParts> {
+    if config.allow_multiple_spaces_in_request_line
+        || method_end == start
+        || buf.get(method_end) != Some(&b' ')
+    {
+        return None;
+    }
+    // A target byte is neither SP nor HTAB, so a non-empty target means the
+    // method was followed by exactly one SP.
+    let target_start = method_end + 1;
+    let target_end = blocks.target_end(buf, target_start);
+    if target_end == target_start
+        || target_end - target_start > config.max_target_len
+        || buf.get(target_end) != Some(&b' ')
+    {
+        return None;
+    }
+    // `H` after the SP: exactly one SP before the version.
+    let v = buf.get(target_end + 1..target_end + 11)?;
+    let version = if v == b"HTTP/1.1\r\n" {
+        Version::Http11
+    } else if v == b"HTTP/1.0\r\n" {
+        Version::Http10
+    } else {
+        return None;
+    };
+    Some(LineParts {
+        target_start,
+        target_end,
+        version,
+        fields_start: target_end + 11,
+    })
+}
+
+/// The request line after its method, any shape, with every rule and
+/// leniency: the parts, `Partial`, or the first error.
+#[inline(always)]
+fn any_line<C: Classify>(
+    blocks: &Blocks<C>,
+    buf: &[u8],
+    start: usize,
+    method_end: usize,
+    config: &Config,
+) -> Result<Status<LineParts>> {
     if method_end >= buf.len() {
         return Ok(Status::Partial);
     }
@@ -194,16 +284,9 @@ pub(super) fn request_line<C: Classify>(
 
     // HTTP-version CRLF
     let (version, fields_start) = ready!(parse_version_line(buf, version_start, config)?);
-
-    let method_kind = Method::from_bytes(&buf[start..method_end]);
-    let target_form = target_form(method_kind, &buf[target_start..target_end])
-        .ok_or(Error::new(K::InvalidTargetForm, target_start))?;
-    Ok(Status::Complete(RequestLine {
-        method_end,
-        method_kind,
+    Ok(Status::Complete(LineParts {
         target_start,
         target_end,
-        target_form,
         version,
         fields_start,
     }))
@@ -218,7 +301,7 @@ pub(super) fn request_in<C: Classify>(
     fields: &mut [Entry],
     config: &Config,
 ) -> Result<Status<RequestHead>> {
-    let mut blocks = Blocks::new(c, buf, start);
+    let mut blocks = Blocks::with_target(c, buf, start);
     let line = ready!(request_line(&mut blocks, buf, start, config)?);
     let mut facts = Facts::new(true, line.version);
     let end = ready!(parse_fields(
@@ -304,8 +387,14 @@ pub(super) fn status_line<C: Classify>(
     buf: &[u8],
     config: &Config,
 ) -> Result<Status<StatusLine>> {
-    let (version, after) = ready!(parse_version(buf, 0)?);
-    let version = version?;
+    let (version, after) = match buf.get(..8) {
+        Some(b"HTTP/1.1") => (Version::Http11, 8),
+        Some(b"HTTP/1.0") => (Version::Http10, 8),
+        _ => {
+            let (version, after) = ready!(parse_version(buf, 0)?);
+            (version?, after)
+        }
+    };
     match buf.get(after) {
         Some(b' ') => {}
         None => return Ok(Status::Partial),

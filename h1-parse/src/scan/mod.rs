@@ -6,6 +6,7 @@
 //!
 //! | [`Path`] | where | width |
 //! |---|---|---|
+//! | [`Path::Avx512`] | x86_64 with AVX-512F and AVX-512BW | 1 x 64 bytes |
 //! | [`Path::Avx2`] | x86_64 with AVX2 | 2 x 32 bytes |
 //! | [`Path::Sse42`] | x86_64 with SSE4.2 and SSSE3 | 4 x 16 bytes |
 //! | [`Path::Swar`] | everywhere | 8 x 8 bytes in `u64`s |
@@ -33,6 +34,8 @@ mod x86;
 
 use scalar::Scalar;
 use swar::Swar;
+#[cfg(all(target_arch = "x86_64", h1_avx512))]
+use x86::Avx512;
 #[cfg(target_arch = "x86_64")]
 use x86::{Avx2, Sse42};
 
@@ -50,6 +53,18 @@ pub(crate) trait Classify: Copy {
     fn non_target(self, b: &Block) -> u64;
     /// LF bytes.
     fn lf(self, b: &Block) -> u64;
+
+    /// For `buf` shorter than a block: the [`non_token`](Classify::non_token),
+    /// [`non_value`](Classify::non_value) and
+    /// [`non_target`](Classify::non_target) masks of `buf` padded with zero
+    /// bytes to 64 (a path that can load the short buffer directly need not
+    /// copy it).
+    #[inline(always)]
+    fn short_masks(self, buf: &[u8]) -> [u64; 3] {
+        let mut tmp = [0u8; 64];
+        let b = block_at(buf, 0, &mut tmp);
+        [self.non_token(b), self.non_value(b), self.non_target(b)]
+    }
 }
 
 /// A computation generic over the classifier, run on one path by
@@ -74,6 +89,9 @@ pub enum Path {
     Sse42,
     /// AVX2, 32 bytes per vector (x86_64).
     Avx2,
+    /// AVX-512F + AVX-512BW, 64 bytes per vector (x86_64; compiled in only
+    /// with Rust 1.89 or newer, never available otherwise).
+    Avx512,
 }
 
 #[cfg(feature = "std")]
@@ -81,7 +99,13 @@ static DETECTED: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::ne
 
 impl Path {
     /// Every path, available or not.
-    pub const ALL: [Path; 4] = [Path::Scalar, Path::Swar, Path::Sse42, Path::Avx2];
+    pub const ALL: [Path; 5] = [
+        Path::Scalar,
+        Path::Swar,
+        Path::Sse42,
+        Path::Avx2,
+        Path::Avx512,
+    ];
 
     /// Whether this CPU (or, without `std`, the compile-time target) runs it.
     pub fn is_available(self) -> bool {
@@ -91,6 +115,10 @@ impl Path {
             Path::Sse42 => Sse42::detect().is_some(),
             #[cfg(target_arch = "x86_64")]
             Path::Avx2 => Avx2::detect().is_some(),
+            #[cfg(all(target_arch = "x86_64", h1_avx512))]
+            Path::Avx512 => Avx512::detect().is_some(),
+            #[cfg(not(all(target_arch = "x86_64", h1_avx512)))]
+            Path::Avx512 => false,
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
@@ -107,10 +135,12 @@ impl Path {
                 1 => Path::Swar,
                 2 => Path::Sse42,
                 3 => Path::Avx2,
+                4 => Path::Avx512,
                 _ => {
                     let p = Path::widest();
                     DETECTED.store(
                         match p {
+                            Path::Avx512 => 4,
                             Path::Avx2 => 3,
                             Path::Sse42 => 2,
                             _ => 1,
@@ -128,7 +158,7 @@ impl Path {
     }
 
     fn widest() -> Path {
-        [Path::Avx2, Path::Sse42]
+        [Path::Avx512, Path::Avx2, Path::Sse42]
             .into_iter()
             .find(|p| p.is_available())
             .unwrap_or(Path::Swar)
@@ -139,11 +169,11 @@ impl Path {
     /// # Panics
     ///
     /// When the path is not available on this CPU.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run<K: Kernel>(self, k: K) -> K::Output {
         match self {
-            Path::Scalar => k.run(Scalar),
-            Path::Swar => k.run(Swar),
+            Path::Scalar => run_portable(Scalar, k),
+            Path::Swar => run_portable(Swar, k),
             #[cfg(target_arch = "x86_64")]
             Path::Sse42 => match Sse42::detect() {
                 Some(sse) => sse.run(k),
@@ -154,6 +184,13 @@ impl Path {
                 Some(avx2) => avx2.run(k),
                 None => unavailable(self),
             },
+            #[cfg(all(target_arch = "x86_64", h1_avx512))]
+            Path::Avx512 => match Avx512::detect() {
+                Some(avx512) => avx512.run(k),
+                None => unavailable(self),
+            },
+            #[cfg(not(all(target_arch = "x86_64", h1_avx512)))]
+            Path::Avx512 => unavailable(self),
             #[cfg(not(target_arch = "x86_64"))]
             _ => unavailable(self),
         }
@@ -178,6 +215,13 @@ impl Path {
     pub fn find_head_end(self, buf: &[u8]) -> Option<usize> {
         self.run(HeadEndKernel(buf))
     }
+}
+
+/// Runs `k` on a portable path, out of line: [`Path::run`] inlines into
+/// every entry point, and only its vector arms should.
+#[inline(never)]
+fn run_portable<C: Classify, K: Kernel>(c: C, k: K) -> K::Output {
+    k.run(c)
 }
 
 #[cold]

@@ -54,7 +54,12 @@ fn this_machine_has_the_vector_paths() {
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     {
         assert!(Path::Avx2.is_available() && Path::Sse42.is_available());
-        assert_eq!(Path::detected(), Path::Avx2);
+        let widest = if Path::Avx512.is_available() {
+            Path::Avx512
+        } else {
+            Path::Avx2
+        };
+        assert_eq!(Path::detected(), widest);
     }
     assert!(Path::Scalar.is_available() && Path::Swar.is_available());
 }
@@ -83,6 +88,36 @@ fn every_byte_value_is_classified_like_the_twin() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn short_masks_are_the_padded_block_masks() {
+    // Every length under a block, random bytes, against the scalar twin's
+    // masks of the zero-padded copy; and a buffer of a block or more.
+    let mut rng = Rng(0x005e_ed0f_5b0b);
+    for len in 0..=64 {
+        for _ in 0..64 {
+            let buf: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            let mut padded = [0u8; 64];
+            padded[..len.min(64)].copy_from_slice(&buf[..len.min(64)]);
+            let want = [
+                Stop::Token.mask(Scalar, &padded),
+                Stop::Value.mask(Scalar, &padded),
+                Stop::Target.mask(Scalar, &padded),
+            ];
+            for p in paths() {
+                assert_eq!(p.run(ShortMasks(&buf)), want, "{p:?} {buf:?}");
+            }
+        }
+    }
+}
+
+struct ShortMasks<'a>(&'a [u8]);
+impl Kernel for ShortMasks<'_> {
+    type Output = [u64; 3];
+    fn run<C: Classify>(self, c: C) -> [u64; 3] {
+        c.short_masks(self.0)
     }
 }
 

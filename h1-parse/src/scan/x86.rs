@@ -1,5 +1,5 @@
-//! The x86_64 vector paths: AVX2 (32 lanes) and SSE4.2 with SSSE3 (16
-//! lanes). This module and its parent's `run` are the only places in the
+//! The x86_64 vector paths: AVX-512BW (64 lanes, masks straight from the
+//! compares), AVX2 (32 lanes) and SSE4.2 with SSSE3 (16 lanes). This module and its parent's `run` are the only places in the
 //! workspace with `unsafe`: intrinsics need the CPU feature they were compiled
 //! for, and the types here can only be made once that feature was detected.
 //!
@@ -176,6 +176,54 @@ mod avx2 {
                 _mm256_loadu_si256(b.as_ptr().cast()),
                 _mm256_loadu_si256(b.as_ptr().add(32).cast()),
             )
+        }
+    }
+
+    /// `buf` (shorter than a block) padded with zero bytes to 64, as two
+    /// halves, without copying it: masked loads of its whole 4-byte words
+    /// (masked-off lanes are not read and cannot fault), the last 0 to 3
+    /// bytes put into their lane from a scalar. A copy through a stack buffer
+    /// would cost a store-forwarding stall when the halves are loaded.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn short_halves(buf: &[u8]) -> (__m256i, __m256i) {
+        debug_assert!(buf.len() < 64);
+        let words = buf.len() / 4;
+        let mut tail = 0u32;
+        for (i, &b) in buf[words * 4..].iter().enumerate() {
+            tail |= u32::from(b) << (8 * i);
+        }
+        let n = _mm256_set1_epi32(words as i32);
+        let idx_lo = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let idx_hi = _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15);
+        let t = _mm256_set1_epi32(tail as i32);
+        let p = buf.as_ptr().cast::<i32>();
+        // SAFETY: lane `i` is loaded only when `i < words`, i.e. when bytes
+        // `4 * i..4 * i + 4` are in `buf`; the second pointer is made with
+        // `wrapping_add` and only dereferenced through such lanes.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_maskload_epi32(p, _mm256_cmpgt_epi32(n, idx_lo)),
+                _mm256_maskload_epi32(p.wrapping_add(8), _mm256_cmpgt_epi32(n, idx_hi)),
+            )
+        };
+        (
+            _mm256_or_si256(lo, _mm256_and_si256(t, _mm256_cmpeq_epi32(n, idx_lo))),
+            _mm256_or_si256(hi, _mm256_and_si256(t, _mm256_cmpeq_epi32(n, idx_hi))),
+        )
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn short_masks(buf: &[u8]) -> [u64; 3] {
+        // SAFETY: AVX2 is enabled for this function; see `short_halves`.
+        unsafe {
+            let (x, y) = short_halves(buf);
+            [
+                join(non_token32(x), non_token32(y)),
+                join(non_value32(x), non_value32(y)),
+                join(non_target32(x), non_target32(y)),
+            ]
         }
     }
 
@@ -405,6 +453,17 @@ impl Classify for Avx2 {
         // SAFETY: as above.
         unsafe { avx2::lf(b) }
     }
+    #[inline(always)]
+    fn short_masks(self, buf: &[u8]) -> [u64; 3] {
+        if buf.len() >= 64 {
+            // Not a short buffer: the general (copying) definition.
+            let mut tmp = [0u8; 64];
+            let b = super::block_at(buf, 0, &mut tmp);
+            return [self.non_token(b), self.non_value(b), self.non_target(b)];
+        }
+        // SAFETY: as above; `buf` is shorter than a block.
+        unsafe { avx2::short_masks(buf) }
+    }
 }
 
 impl Classify for Sse42 {
@@ -429,6 +488,192 @@ impl Classify for Sse42 {
         unsafe { sse::lf(b) }
     }
 }
+
+/// The AVX-512BW path. Its intrinsics and target features are stable since
+/// Rust 1.89, later than the crate's MSRV, so the build script compiles it
+/// only with a compiler that has them (`cfg(h1_avx512)`); without it
+/// [`Path::Avx512`](super::Path::Avx512) is simply never available.
+#[cfg(h1_avx512)]
+#[allow(clippy::incompatible_msrv)]
+mod avx512 {
+    use super::*;
+
+    /// Proof that AVX-512F and AVX-512BW are available.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Avx512(());
+
+    impl Avx512 {
+        /// `Some` when the CPU runs AVX-512F and AVX-512BW.
+        #[inline]
+        pub(crate) fn detect() -> Option<Avx512> {
+            #[cfg(feature = "std")]
+            {
+                if std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512bw")
+                {
+                    return Some(Avx512(()));
+                }
+                None
+            }
+            #[cfg(not(feature = "std"))]
+            {
+                if cfg!(all(target_feature = "avx512f", target_feature = "avx512bw")) {
+                    Some(Avx512(()))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    mod ops {
+        use super::*;
+
+        /// The 16-entry table `t` in each 128-bit lane.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn table64(t: [u8; 16]) -> __m512i {
+            _mm512_broadcast_i32x4(table16!(t))
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        unsafe fn load(b: &Block) -> __m512i {
+            // SAFETY: `b` is 64 readable bytes; one unaligned 64-byte load.
+            unsafe { _mm512_loadu_si512(b.as_ptr().cast()) }
+        }
+
+        /// `buf` (shorter than a block) padded with zero bytes to 64: a
+        /// masked load reads only the bytes in the buffer.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        unsafe fn load_short(buf: &[u8]) -> __m512i {
+            debug_assert!(buf.len() < 64);
+            let keep = (1u64 << (buf.len() & 63)) - 1;
+            // SAFETY: the mask selects exactly the `buf.len()` bytes of `buf`;
+            // masked-off bytes are neither read nor able to fault.
+            unsafe { _mm512_maskz_loadu_epi8(keep, buf.as_ptr().cast()) }
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn short_masks(buf: &[u8]) -> [u64; 3] {
+            // SAFETY: AVX-512F/BW are enabled for this function; see `load_short`.
+            let v = unsafe { load_short(buf) };
+            [token(v), value(v), target(v)]
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn non_token(b: &Block) -> u64 {
+            // SAFETY: AVX-512F/BW are enabled for this function; see `load`.
+            token(unsafe { load(b) })
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn token(v: __m512i) -> u64 {
+            let nib = _mm512_set1_epi8(0x0f);
+            let lo = _mm512_and_si512(v, nib);
+            let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), nib);
+            _mm512_testn_epi8_mask(
+                _mm512_shuffle_epi8(table64(TOKEN_LO), lo),
+                _mm512_shuffle_epi8(table64(TOKEN_HI), hi),
+            )
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn non_value(b: &Block) -> u64 {
+            // SAFETY: as in `non_token`.
+            value(unsafe { load(b) })
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn value(v: __m512i) -> u64 {
+            let le_1f = _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1f));
+            let ctl = _mm512_mask_cmpneq_epi8_mask(le_1f, v, _mm512_set1_epi8(b'\t' as i8));
+            ctl | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0x7f))
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn non_target(b: &Block) -> u64 {
+            // SAFETY: as in `non_token`.
+            target(unsafe { load(b) })
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn target(v: __m512i) -> u64 {
+            // Signed compare: bytes >= 0x80 are negative, so "< 0x21" catches them too.
+            _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(0x21))
+                | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0x7f))
+                | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'#' as i8))
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn lf(b: &Block) -> u64 {
+            // SAFETY: as in `non_token`.
+            let v = unsafe { load(b) };
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\n' as i8))
+        }
+    }
+
+    impl Classify for Avx512 {
+        #[inline(always)]
+        fn non_token(self, b: &Block) -> u64 {
+            // SAFETY: an `Avx512` exists only once AVX-512F/BW were detected.
+            unsafe { ops::non_token(b) }
+        }
+        #[inline(always)]
+        fn non_value(self, b: &Block) -> u64 {
+            // SAFETY: as above.
+            unsafe { ops::non_value(b) }
+        }
+        #[inline(always)]
+        fn non_target(self, b: &Block) -> u64 {
+            // SAFETY: as above.
+            unsafe { ops::non_target(b) }
+        }
+        #[inline(always)]
+        fn lf(self, b: &Block) -> u64 {
+            // SAFETY: as above.
+            unsafe { ops::lf(b) }
+        }
+        #[inline(always)]
+        fn short_masks(self, buf: &[u8]) -> [u64; 3] {
+            if buf.len() >= 64 {
+                // Not a short buffer: the general (copying) definition.
+                let mut tmp = [0u8; 64];
+                let b = super::super::block_at(buf, 0, &mut tmp);
+                return [self.non_token(b), self.non_value(b), self.non_target(b)];
+            }
+            // SAFETY: as above; `buf` is shorter than a block.
+            unsafe { ops::short_masks(buf) }
+        }
+    }
+
+    /// Runs `k` compiled with AVX-512F/BW (and so AVX2) enabled.
+    #[target_feature(enable = "avx2,avx512f,avx512bw")]
+    unsafe fn run_avx512<K: Kernel>(avx512: Avx512, k: K) -> K::Output {
+        k.run(avx512)
+    }
+
+    impl Avx512 {
+        /// Runs `k` on the AVX-512 path.
+        #[inline]
+        pub(crate) fn run<K: Kernel>(self, k: K) -> K::Output {
+            // SAFETY: `self` proves AVX-512F/BW are available; they imply AVX2.
+            unsafe { run_avx512(self, k) }
+        }
+    }
+}
+
+#[cfg(h1_avx512)]
+pub(crate) use avx512::Avx512;
 
 /// Runs `k` compiled with AVX2 enabled, so the classifier calls it makes
 /// inline into one body.
