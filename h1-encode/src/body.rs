@@ -61,13 +61,30 @@ pub enum Framing {
 /// assert!(buf.ends_with(b"\r\n\r\n5\r\nHello\r\n0\r\nChecksum: abc\r\n\r\n"));
 /// # Ok::<(), h1_encode::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// A writer cannot be copied: a copy would keep its own count and could
+/// write past the declared length or after the last chunk.
+///
+/// ```compile_fail
+/// fn copies(b: h1_encode::BodyWriter) -> (h1_encode::BodyWriter, h1_encode::BodyWriter) {
+///     (b, b)
+/// }
+/// ```
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[must_use = "a body that is never finished leaves the message open"]
 pub struct BodyWriter {
     state: State,
 }
 
 impl BodyWriter {
+    /// The writer handed to the caller once the head is done. Deliberately
+    /// not `Clone`/`Copy` in public: a copy would carry its own byte count
+    /// and finished flag, and could write past the declared length or after
+    /// the last chunk.
+    pub(crate) fn handed_out(&self) -> BodyWriter {
+        BodyWriter { state: self.state }
+    }
+
     pub(crate) const fn empty() -> BodyWriter {
         BodyWriter {
             state: State::Empty,

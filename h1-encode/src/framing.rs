@@ -118,7 +118,7 @@ pub(crate) enum LengthField {
 }
 
 /// The framing of one message, decided before any field is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
     pub(crate) length: LengthField,
     /// `Connection: close` (Some(true)), `Connection: keep-alive`

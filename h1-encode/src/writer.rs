@@ -17,7 +17,7 @@ use crate::Error;
 
 /// A finished head: where it is in the buffer, how its body is framed, and
 /// whether the connection closes after the message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 #[must_use = "the head decides how the body is framed and whether the connection closes"]
 #[non_exhaustive]
 pub struct Head {
@@ -173,7 +173,7 @@ impl<'o, S: Sink + ?Sized> Core<'o, S> {
         Head {
             start: self.start,
             len: self.out.len() - self.start,
-            body: self.plan.body,
+            body: self.plan.body.handed_out(),
             close: self.plan.close,
         }
     }
