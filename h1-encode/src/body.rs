@@ -1,6 +1,6 @@
 //! Body framing: chunks, the last chunk and trailers, length accounting.
 
-use crate::fields::{put_fields, Role};
+use crate::fields::{put_fields, Role, Seen};
 use crate::num;
 use crate::sink::Sink;
 use crate::Error;
@@ -222,7 +222,7 @@ impl BodyWriter {
             State::Chunked => {
                 let start = out.len();
                 out.put(b"0\r\n");
-                if let Err(e) = put_fields(out, trailers, Role::Trailer) {
+                if let Err(e) = put_fields(out, trailers, Role::Trailer, &mut Seen::default()) {
                     out.truncate(start);
                     return Err(e);
                 }

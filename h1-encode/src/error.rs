@@ -60,6 +60,25 @@ pub enum Error {
     BodyFinished,
     /// A version this encoder does not write (only HTTP/1.0 and HTTP/1.1).
     UnsupportedVersion,
+    /// A second `Date` field, from any source (`date`, `field`, `fields`,
+    /// `blob`, `pre_encoded`): `Date` is not a list, so a sender MUST NOT
+    /// generate it twice (RFC 9110 §5.3).
+    DuplicateDate,
+    /// Content in a `TRACE` request (RFC 9110 §9.3.8: a client MUST NOT
+    /// send content in a TRACE request).
+    TraceWithContent,
+    /// `Expect: 100-continue` on a request without content
+    /// (RFC 9110 §10.1.1).
+    ExpectWithoutContent,
+    /// A 101 (Switching Protocols) response without `Upgrade`
+    /// (RFC 9110 §15.2.2: the server MUST generate one).
+    MissingUpgrade,
+    /// A request URI with userinfo (`user:pass@`), which a sender MUST NOT
+    /// generate (RFC 9110 §4.2.4).
+    UserinfoInUri,
+    /// A CONNECT request whose target is not `host:port` with an explicit
+    /// port (RFC 9112 §3.2.3).
+    InvalidConnectTarget,
 }
 
 impl fmt::Display for Error {
@@ -86,6 +105,12 @@ impl fmt::Display for Error {
             Error::TrailersNotAllowed => "trailers need a chunked body",
             Error::BodyFinished => "body already finished",
             Error::UnsupportedVersion => "only HTTP/1.0 and HTTP/1.1 can be encoded",
+            Error::DuplicateDate => "a second Date field",
+            Error::TraceWithContent => "TRACE request with content",
+            Error::ExpectWithoutContent => "Expect: 100-continue on a request without content",
+            Error::MissingUpgrade => "101 response without Upgrade",
+            Error::UserinfoInUri => "userinfo in a request URI",
+            Error::InvalidConnectTarget => "CONNECT target is not host:port",
         })
     }
 }

@@ -21,6 +21,47 @@ pub(crate) enum Role {
 pub(crate) enum Kind {
     Plain,
     Date,
+    /// `Upgrade`.
+    Upgrade,
+    /// `Expect` listing `100-continue`.
+    ExpectContinue,
+}
+
+/// What the fields written so far hold, for the checks that span fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Seen {
+    pub(crate) date: bool,
+    pub(crate) upgrade: bool,
+    pub(crate) expect_continue: bool,
+}
+
+impl Seen {
+    /// Records a field of kind `kind`; refuses a second `Date`
+    /// (RFC 9110 §5.3: `Date` is not a list, so one field line only).
+    #[inline]
+    pub(crate) fn add(&mut self, kind: Kind) -> Result<(), Error> {
+        match kind {
+            Kind::Plain => {}
+            Kind::Date if self.date => return Err(Error::DuplicateDate),
+            Kind::Date => self.date = true,
+            Kind::Upgrade => self.upgrade = true,
+            Kind::ExpectContinue => self.expect_continue = true,
+        }
+        Ok(())
+    }
+
+    /// Both sets of fields together; refuses two `Date`s.
+    #[inline]
+    pub(crate) fn merge(&mut self, other: Seen) -> Result<(), Error> {
+        let twice = self.date && other.date;
+        self.date |= other.date;
+        self.upgrade |= other.upgrade;
+        self.expect_continue |= other.expect_continue;
+        if twice {
+            return Err(Error::DuplicateDate);
+        }
+        Ok(())
+    }
 }
 
 /// Checks a field the caller supplies, returning whether it is `Date`.
@@ -105,6 +146,13 @@ pub(crate) fn special(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Err
             }
         }
         7 if role == Role::Trailer && eq(b"trailer") => return Err(Error::ForbiddenTrailer),
+        7 if eq(b"upgrade") => return Ok(Kind::Upgrade),
+        6 if role != Role::Trailer
+            && eq(b"expect")
+            && list_elements(value).any(|t| t.eq_ignore_ascii_case(b"100-continue")) =>
+        {
+            return Ok(Kind::ExpectContinue)
+        }
         _ => {}
     }
     Ok(Kind::Plain)
@@ -129,8 +177,14 @@ pub(crate) fn put_field<S: Sink + ?Sized>(out: &mut S, name: &[u8], value: &[u8]
 }
 
 /// Appends every `(name, value)` after checking it; on a refusal the
-/// fields this call wrote are removed. Returns whether one was `Date`.
-pub(crate) fn put_fields<S, I, N, V>(out: &mut S, fields: I, role: Role) -> Result<bool, Error>
+/// fields this call wrote are removed. `seen` starts as what was written
+/// before (a second `Date` is refused) and ends with these fields added.
+pub(crate) fn put_fields<S, I, N, V>(
+    out: &mut S,
+    fields: I,
+    role: Role,
+    seen: &mut Seen,
+) -> Result<(), Error>
 where
     S: Sink + ?Sized,
     I: IntoIterator<Item = (N, V)>,
@@ -138,19 +192,17 @@ where
     V: AsRef<[u8]>,
 {
     let start = out.len();
-    let mut date = false;
+    let mut now = *seen;
     for (name, value) in fields {
         let (name, value) = (name.as_ref(), value.as_ref());
-        match check(name, value, role) {
-            Ok(kind) => date |= kind == Kind::Date,
-            Err(e) => {
-                out.truncate(start);
-                return Err(e);
-            }
+        if let Err(e) = check(name, value, role).and_then(|kind| now.add(kind)) {
+            out.truncate(start);
+            return Err(e);
         }
         put_field(out, name, value);
     }
-    Ok(date)
+    *seen = now;
+    Ok(())
 }
 
 /// Field lines encoded and validated once, copied into every head without
@@ -171,7 +223,7 @@ where
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PreEncoded {
     lines: Vec<u8>,
-    date: bool,
+    seen: Seen,
 }
 
 impl PreEncoded {
@@ -183,9 +235,10 @@ impl PreEncoded {
         V: AsRef<[u8]>,
     {
         let mut lines = Vec::new();
-        let date = put_fields(&mut lines, fields, Role::Request)?;
+        let mut seen = Seen::default();
+        put_fields(&mut lines, fields, Role::Request, &mut seen)?;
         lines.shrink_to_fit();
-        Ok(PreEncoded { lines, date })
+        Ok(PreEncoded { lines, seen })
     }
 
     /// The encoded lines, each ending in CRLF.
@@ -195,7 +248,12 @@ impl PreEncoded {
 
     /// Whether one of the lines is a `Date` field.
     pub fn has_date(&self) -> bool {
-        self.date
+        self.seen.date
+    }
+
+    /// What the lines hold, for the checks that span fields.
+    pub(crate) fn seen(&self) -> Seen {
+        self.seen
     }
 }
 
@@ -297,7 +355,12 @@ mod tests {
     #[test]
     fn a_refused_field_removes_what_the_call_wrote() {
         let mut out = b"keep".to_vec();
-        let r = put_fields(&mut out, [("a", "1"), ("b", "2\r\n")], Role::Response);
+        let r = put_fields(
+            &mut out,
+            [("a", "1"), ("b", "2\r\n")],
+            Role::Response,
+            &mut Seen::default(),
+        );
         assert_eq!(r, Err(Error::InvalidFieldValue));
         assert_eq!(out, b"keep");
     }

@@ -67,9 +67,11 @@ pub fn encode_response_parts<S: Sink + ?Sized>(
 ///
 /// The version comes from `parts.version` (HTTP/1.0 or HTTP/1.1; others
 /// are [`Error::UnsupportedVersion`]). The target is the URI's authority
-/// for CONNECT and its path and query (origin form, `/` when empty)
-/// otherwise. `Host` is the headers' `Host` when present (exactly one),
-/// else the URI's authority; it is written right after the request line.
+/// for CONNECT (which must have an explicit port, RFC 9112 §3.2.3, else
+/// [`Error::InvalidConnectTarget`]) and its path and query (origin form,
+/// `/` when empty) otherwise. A URI with userinfo is refused
+/// ([`Error::UserinfoInUri`], RFC 9110 §4.2.4). `Host` is the headers'
+/// `Host` when present (exactly one), else the URI's authority; it is written right after the request line.
 /// The other fields are checked like [`RequestWriter::fields`].
 ///
 /// ```
@@ -92,9 +94,22 @@ pub fn encode_request_parts<S: Sink + ?Sized>(
         _ => return Err(Error::UnsupportedVersion),
     };
     let ex = Exchange::new(version).close(close);
+    // RFC 9110 §4.2.4: a sender MUST NOT generate userinfo; it would
+    // otherwise leak into `Host` (and a CONNECT target).
+    if parts
+        .uri
+        .authority()
+        .is_some_and(|a| a.as_str().contains('@'))
+    {
+        return Err(Error::UserinfoInUri);
+    }
     let authority = parts.uri.authority().map(|a| a.as_str().as_bytes());
     let target: &[u8] = if parts.method == Method::CONNECT {
-        authority.ok_or(Error::InvalidTarget)?
+        // RFC 9112 §3.2.3: authority-form is `uri-host ":" port`.
+        match parts.uri.authority() {
+            Some(a) if a.port().is_some() => a.as_str().as_bytes(),
+            _ => return Err(Error::InvalidConnectTarget),
+        }
     } else {
         match parts.uri.path_and_query().map(|p| p.as_str()) {
             None | Some("") => b"/",

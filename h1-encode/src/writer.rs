@@ -8,7 +8,7 @@ use h1_headers::HeaderBlob;
 
 use crate::body::BodyWriter;
 use crate::date::DateLine;
-use crate::fields::{self, put_field, put_fields, Kind, PreEncoded, Role};
+use crate::fields::{self, put_field, put_fields, PreEncoded, Role, Seen};
 use crate::framing::{self, Body, Exchange, LengthField, Plan, Version};
 use crate::num;
 use crate::sink::Sink;
@@ -65,7 +65,14 @@ struct Core<'o, S: Sink + ?Sized> {
     out: &'o mut S,
     start: usize,
     plan: Plan,
-    date: bool,
+    seen: Seen,
+    /// A second `Date` came through `date` or `pre_encoded`, which cannot
+    /// fail; `finish` refuses the head.
+    duplicate_date: bool,
+    /// The response is a 101 (needs `Upgrade`).
+    switching: bool,
+    /// The request has content (`Expect: 100-continue` needs it).
+    content: bool,
     role: Role,
     finished: bool,
 }
@@ -78,7 +85,10 @@ impl<'o, S: Sink + ?Sized> Core<'o, S> {
             out,
             start,
             plan,
-            date: false,
+            seen: Seen::default(),
+            duplicate_date: false,
+            switching: false,
+            content: false,
             role,
             finished: false,
         }
@@ -87,7 +97,7 @@ impl<'o, S: Sink + ?Sized> Core<'o, S> {
     #[inline]
     fn field(&mut self, name: &[u8], value: &[u8]) -> Result<(), Error> {
         let kind = fields::check(name, value, self.role)?;
-        self.date |= kind == Kind::Date;
+        self.seen.add(kind)?;
         put_field(self.out, name, value);
         Ok(())
     }
@@ -98,41 +108,52 @@ impl<'o, S: Sink + ?Sized> Core<'o, S> {
         N: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
-        self.date |= put_fields(self.out, iter, self.role)?;
-        Ok(())
+        put_fields(self.out, iter, self.role, &mut self.seen)
     }
 
     fn blob(&mut self, blob: &HeaderBlob) -> Result<(), Error> {
         // The blob validated every name and value when it stored them;
         // only the framing check is left.
-        let mut date = false;
+        let mut seen = self.seen;
         for (name, value) in blob {
-            date |= fields::special(name, value, self.role)? == Kind::Date;
+            seen.add(fields::special(name, value, self.role)?)?;
         }
         self.out.reserve(blob.byte_len() + 4 * blob.len());
         for (name, value) in blob {
             put_field(self.out, name, value);
         }
-        self.date |= date;
+        self.seen = seen;
         Ok(())
     }
 
     #[inline]
     fn pre_encoded(&mut self, lines: &PreEncoded) {
-        self.date |= lines.has_date();
+        if self.seen.merge(lines.seen()).is_err() {
+            self.duplicate_date = true;
+        }
         self.out.put(lines.as_bytes());
     }
 
     #[inline]
     fn date(&mut self, line: &DateLine) {
-        self.date = true;
+        self.duplicate_date |= self.seen.date;
+        self.seen.date = true;
         self.out.put(line.as_bytes());
     }
 
     #[inline(always)]
     fn finish(&mut self) -> Result<Head, Error> {
-        if self.plan.date_required && !self.date {
+        if self.duplicate_date {
+            return Err(Error::DuplicateDate);
+        }
+        if self.plan.date_required && !self.seen.date {
             return Err(Error::MissingDate);
+        }
+        if self.switching && !self.seen.upgrade {
+            return Err(Error::MissingUpgrade);
+        }
+        if self.role == Role::Request && self.seen.expect_continue && !self.content {
+            return Err(Error::ExpectWithoutContent);
         }
         let end: &'static [u8] = match self.plan.connection {
             Some(true) => b"Connection: close\r\n\r\n",
@@ -221,7 +242,9 @@ impl<S: Sink + ?Sized> Drop for Core<'_, S> {
 ///   HTTP/1.0 is delimited by closing, with `Connection: close`
 ///   (RFC 9112 §6.3, §9.6);
 /// - no 1xx to an HTTP/1.0 client (RFC 9110 §15.2);
-/// - `Date` in every 2xx, 3xx and 4xx from a server with a clock (§6.6.1);
+/// - `Date` in every 2xx, 3xx and 4xx from a server with a clock (§6.6.1),
+///   and never twice (§5.3; [`Error::DuplicateDate`]);
+/// - `Upgrade` in every 101 (§15.2.2; [`Error::MissingUpgrade`]);
 /// - one framing: caller fields that would contradict it
 ///   (`Content-Length`, `Transfer-Encoding`, `Connection: close` /
 ///   `keep-alive`) are refused ([`Error::FramingField`]);
@@ -263,7 +286,8 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
     #[inline]
     pub fn start(out: &'o mut S, status: u16, ex: &Exchange, body: Body) -> Result<Self, Error> {
         let plan = framing::response(status, ex, body)?;
-        let core = Core::new(out, plan, Role::Response);
+        let mut core = Core::new(out, plan, Role::Response);
+        core.switching = status == 101;
         match status::line(status) {
             Some(line) => core.out.put(line),
             None => put_status_line(core.out, status, b""),
@@ -284,7 +308,8 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
             return Err(Error::InvalidReason);
         }
         let plan = framing::response(status, ex, body)?;
-        let core = Core::new(out, plan, Role::Response);
+        let mut core = Core::new(out, plan, Role::Response);
+        core.switching = status == 101;
         put_status_line(core.out, status, reason);
         Ok(ResponseWriter { core })
     }
@@ -317,14 +342,18 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
         Ok(self)
     }
 
-    /// Copies pre-encoded lines, without another check.
+    /// Copies pre-encoded lines, without another check. If they hold a
+    /// `Date` and one was already written, [`finish`](Self::finish) fails
+    /// with [`Error::DuplicateDate`].
     #[inline]
     pub fn pre_encoded(&mut self, lines: &PreEncoded) -> &mut Self {
         self.core.pre_encoded(lines);
         self
     }
 
-    /// Copies the `Date` line.
+    /// Copies the `Date` line. A second `Date` (from any source) makes
+    /// [`finish`](Self::finish) fail with [`Error::DuplicateDate`]
+    /// (RFC 9110 §5.3).
     #[inline]
     pub fn date(&mut self, line: &DateLine) -> &mut Self {
         self.core.date(line);
@@ -333,7 +362,10 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
 
     /// Writes the framing fields and the empty line. Fails with
     /// [`Error::MissingDate`] when the [`Exchange`] has a clock, the status
-    /// is 2xx–4xx and no `Date` was written; the head is then removed.
+    /// is 2xx–4xx and no `Date` was written, with
+    /// [`Error::DuplicateDate`] after a second `Date`, and with
+    /// [`Error::MissingUpgrade`] for a 101 without `Upgrade`; the head is
+    /// then removed.
     #[inline(always)]
     pub fn finish(mut self) -> Result<Head, Error> {
         self.core.finish()
@@ -392,7 +424,9 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
     /// without `#` (the origin, absolute, authority or asterisk form; the
     /// encoder does not check which). `host` is required for HTTP/1.1
     /// (RFC 9112 §3.2; it may be empty when the target has no authority)
-    /// and optional for HTTP/1.0. Only [`Exchange::version`] and
+    /// and optional for HTTP/1.0. A `TRACE` request with any body other
+    /// than [`Body::None`] is refused ([`Error::TraceWithContent`],
+    /// RFC 9110 §9.3.8). Only [`Exchange::version`] and
     /// [`Exchange::close`] matter here.
     pub fn start(
         out: &'o mut S,
@@ -419,8 +453,14 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
         } else if ex.version == Version::Http11 {
             return Err(Error::MissingHost);
         }
+        // RFC 9110 §9.3.8: a client MUST NOT send content in a TRACE
+        // request.
+        if method == b"TRACE" && !matches!(body, Body::None) {
+            return Err(Error::TraceWithContent);
+        }
         let plan = framing::request(ex, body)?;
-        let core = Core::new(out, plan, Role::Request);
+        let mut core = Core::new(out, plan, Role::Request);
+        core.content = matches!(body, Body::Streamed) || matches!(body, Body::Length(n) if n > 0);
         let version: &[u8] = match ex.version {
             Version::Http10 => b" HTTP/1.0\r\n",
             Version::Http11 => b" HTTP/1.1\r\n",
@@ -462,14 +502,19 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
         Ok(self)
     }
 
-    /// Copies pre-encoded lines, without another check.
+    /// Copies pre-encoded lines, without another check. If they hold a
+    /// `Date` and one was already written, [`finish`](Self::finish) fails
+    /// with [`Error::DuplicateDate`].
     #[inline]
     pub fn pre_encoded(&mut self, lines: &PreEncoded) -> &mut Self {
         self.core.pre_encoded(lines);
         self
     }
 
-    /// Writes the framing fields and the empty line.
+    /// Writes the framing fields and the empty line. Fails with
+    /// [`Error::ExpectWithoutContent`] when an `Expect: 100-continue` was
+    /// written on a request without content (RFC 9110 §10.1.1), or with
+    /// [`Error::DuplicateDate`]; the head is then removed.
     pub fn finish(mut self) -> Result<Head, Error> {
         self.core.finish()
     }

@@ -22,6 +22,11 @@
 //! | chunked: no zero-size chunk before the last; trailers only fields allowed there | 9112 §7.1, 9110 §6.5.1 | `chunk_framing` |
 //! | `Host` in every HTTP/1.1 request | 9112 §3.2 | `request_host_and_framing` |
 //! | a client sends `Transfer-Encoding` only to HTTP/1.1 | 9112 §6.1 | `request_host_and_framing` |
+//! | no second `Date` field line (not a list), from any source | 9110 §5.3 | `date_only_once` |
+//! | no content in a TRACE request | 9110 §9.3.8 | `trace_has_no_content` |
+//! | `Expect: 100-continue` only on a request with content | 9110 §10.1.1 | `expect_continue_needs_content` |
+//! | a 101 response has `Upgrade` | 9110 §15.2.2 | `switching_protocols_has_upgrade` |
+//! | no userinfo in a generated URI / `Host`; CONNECT target is `host:port` | 9110 §4.2.4, 9112 §3.2.3 | `request_parts_userinfo_and_connect` |
 
 use h1_encode::{
     Body, DateLine, Error, Exchange, Framing, Head, RequestWriter, ResponseWriter, Version,
@@ -41,6 +46,9 @@ fn respond(status: u16, ex: Exchange, body: Body) -> Result<(Vec<u8>, Head), Err
     let r = (|| {
         let mut w = ResponseWriter::start(&mut buf, status, &ex, body)?;
         w.date(&date()).field(b"X-Test", b"1")?;
+        if status == 101 {
+            w.field(b"Upgrade", b"websocket")?;
+        }
         w.finish()
     })();
     match r {
@@ -590,4 +598,162 @@ fn request_host_and_framing() {
     );
     drop(w);
     assert!(buf.is_empty(), "an unfinished head is removed");
+}
+
+#[test]
+fn date_only_once() {
+    let ex = Exchange::new(H11);
+    let pre = h1_encode::PreEncoded::new([("Date", "Mon, 07 Nov 1994 08:49:37 GMT")]).unwrap();
+    let mut blob = h1_headers::HeaderBlob::new();
+    blob.append(b"date", b"Mon, 07 Nov 1994 08:49:37 GMT")
+        .unwrap();
+    type Step = fn(
+        &mut ResponseWriter<'_, Vec<u8>>,
+        &h1_encode::PreEncoded,
+        &h1_headers::HeaderBlob,
+    ) -> Result<(), Error>;
+    let sources: [Step; 5] = [
+        |w, _, _| {
+            w.date(&date());
+            Ok(())
+        },
+        |w, pre, _| {
+            w.pre_encoded(pre);
+            Ok(())
+        },
+        |w, _, _| w.field(b"date", b"Mon, 07 Nov 1994 08:49:37 GMT").map(drop),
+        |w, _, _| {
+            w.fields([("DATE", "Mon, 07 Nov 1994 08:49:37 GMT")])
+                .map(drop)
+        },
+        |w, _, blob| w.blob(blob).map(drop),
+    ];
+    for (i, first) in sources.iter().enumerate() {
+        for (j, second) in sources.iter().enumerate() {
+            let mut buf = Vec::new();
+            let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::None).unwrap();
+            first(&mut w, &pre, &blob).unwrap();
+            let r = second(&mut w, &pre, &blob).and_then(|()| w.finish().map(drop));
+            assert_eq!(r, Err(Error::DuplicateDate), "sources {i} then {j}");
+            assert!(buf.is_empty(), "sources {i} then {j}");
+        }
+    }
+    // Two in one call are refused too, and that call writes nothing.
+    let mut buf = Vec::new();
+    let mut w = ResponseWriter::start(&mut buf, 200, &ex.clock(false), Body::None).unwrap();
+    assert_eq!(
+        w.fields([("Date", "a"), ("date", "b")]).map(drop),
+        Err(Error::DuplicateDate)
+    );
+    w.field(b"X", b"1").unwrap();
+    let head = w.finish().unwrap();
+    assert!(!has(head.bytes(&buf), "date"));
+    // In requests as well.
+    let mut buf = Vec::new();
+    let mut w = RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &ex, Body::None).unwrap();
+    w.field(b"Date", b"x").unwrap();
+    assert_eq!(w.field(b"Date", b"y").map(drop), Err(Error::DuplicateDate));
+    assert!(w.finish().is_ok());
+    // Two in one set of pre-encoded lines are refused when built.
+    assert_eq!(
+        h1_encode::PreEncoded::new([("Date", "a"), ("Date", "b")]),
+        Err(Error::DuplicateDate)
+    );
+}
+
+#[test]
+fn trace_has_no_content() {
+    let ex = Exchange::new(H11);
+    for body in [Body::Length(3), Body::Length(0), Body::Streamed] {
+        let mut buf = Vec::new();
+        let r = RequestWriter::start(&mut buf, b"TRACE", b"/", Some(b"a"), &ex, body).map(drop);
+        assert_eq!(r, Err(Error::TraceWithContent), "{body:?}");
+        assert!(buf.is_empty());
+    }
+    let mut buf = Vec::new();
+    let w = RequestWriter::start(&mut buf, b"TRACE", b"/", Some(b"a"), &ex, Body::None).unwrap();
+    let _head = w.finish().unwrap();
+    assert_eq!(buf, b"TRACE / HTTP/1.1\r\nHost: a\r\n\r\n");
+}
+
+#[test]
+fn expect_continue_needs_content() {
+    let ex = Exchange::new(H11);
+    for body in [Body::None, Body::Length(0)] {
+        for value in ["100-continue", "100-Continue", "foo, 100-continue"] {
+            let mut buf = Vec::new();
+            let mut w =
+                RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &ex, body).unwrap();
+            w.field(b"Expect", value.as_bytes()).unwrap();
+            assert_eq!(w.finish().map(drop), Err(Error::ExpectWithoutContent));
+            assert!(buf.is_empty());
+            let pre = h1_encode::PreEncoded::new([("expect", value)]).unwrap();
+            let mut w =
+                RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &ex, body).unwrap();
+            w.pre_encoded(&pre);
+            assert_eq!(w.finish().map(drop), Err(Error::ExpectWithoutContent));
+            assert!(buf.is_empty());
+        }
+    }
+    for body in [Body::Length(1), Body::Streamed] {
+        let mut buf = Vec::new();
+        let mut w = RequestWriter::start(&mut buf, b"PUT", b"/", Some(b"a"), &ex, body).unwrap();
+        w.field(b"Expect", b"100-continue").unwrap();
+        let _head = w.finish().unwrap();
+        assert!(has(&buf, "expect"));
+    }
+}
+
+#[test]
+fn switching_protocols_has_upgrade() {
+    let ex = Exchange::new(H11);
+    let mut buf = Vec::new();
+    let w = ResponseWriter::start(&mut buf, 101, &ex, Body::None).unwrap();
+    assert_eq!(w.finish().map(drop), Err(Error::MissingUpgrade));
+    assert!(buf.is_empty());
+    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Body::None).unwrap();
+    w.field(b"X", b"1").unwrap();
+    assert_eq!(w.finish().map(drop), Err(Error::MissingUpgrade));
+    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Body::None).unwrap();
+    w.fields([("connection", "upgrade"), ("upgrade", "websocket")])
+        .unwrap();
+    let _head = w.finish().unwrap();
+    assert!(has(&buf, "upgrade"));
+    // Other 1xx need none.
+    let mut buf = Vec::new();
+    let w = ResponseWriter::start(&mut buf, 100, &ex, Body::None).unwrap();
+    let _head = w.finish().unwrap();
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn request_parts_userinfo_and_connect() {
+    use h1_encode::encode_request_parts;
+    let enc = |req: http::Request<()>| {
+        let mut buf = Vec::new();
+        let (parts, ()) = req.into_parts();
+        let r = encode_request_parts(&mut buf, &parts, Body::None, false).map(drop);
+        if r.is_err() {
+            assert!(buf.is_empty());
+        }
+        (r, buf)
+    };
+    let (r, _) = enc(http::Request::get("http://user:secret@example.com/x")
+        .body(())
+        .unwrap());
+    assert_eq!(r, Err(Error::UserinfoInUri));
+    let (r, _) = enc(http::Request::connect("user:secret@proxy.example:443")
+        .body(())
+        .unwrap());
+    assert_eq!(r, Err(Error::UserinfoInUri));
+    let (r, _) = enc(http::Request::connect("proxy.example").body(()).unwrap());
+    assert_eq!(r, Err(Error::InvalidConnectTarget));
+    let (r, buf) = enc(http::Request::connect("proxy.example:443")
+        .body(())
+        .unwrap());
+    assert_eq!(r, Ok(()));
+    assert_eq!(
+        buf,
+        b"CONNECT proxy.example:443 HTTP/1.1\r\nHost: proxy.example:443\r\n\r\n"
+    );
 }
