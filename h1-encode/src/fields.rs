@@ -119,11 +119,48 @@ fn has_control(x: u64) -> bool {
     (below_space | del) != 0
 }
 
+/// Fields whose definitions do not allow them in trailers (RFC 9110 §6.5.1:
+/// framing, routing, request modifiers, authentication, response control
+/// data, content format and processing), beyond the framing fields that
+/// `special` refuses everywhere.
+const NOT_IN_TRAILERS: [&[u8]; 27] = [
+    b"age",
+    b"authorization",
+    b"cache-control",
+    b"content-encoding",
+    b"content-range",
+    b"content-type",
+    b"cookie",
+    b"date",
+    b"etag",
+    b"expect",
+    b"expires",
+    b"if-match",
+    b"if-modified-since",
+    b"if-none-match",
+    b"if-range",
+    b"if-unmodified-since",
+    b"last-modified",
+    b"location",
+    b"max-forwards",
+    b"pragma",
+    b"proxy-authenticate",
+    b"proxy-authorization",
+    b"range",
+    b"retry-after",
+    b"set-cookie",
+    b"te",
+    b"www-authenticate",
+];
+
 /// The framing check for a field whose name and value are already valid.
 #[inline]
 pub(crate) fn special(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Error> {
     // Length first: most names match none of these lengths.
     let eq = |probe: &[u8]| name.eq_ignore_ascii_case(probe);
+    if role == Role::Trailer && NOT_IN_TRAILERS.iter().any(|n| eq(n)) {
+        return Err(Error::ForbiddenTrailer);
+    }
     match name.len() {
         4 if eq(b"date") => return Ok(Kind::Date),
         4 if role != Role::Response && eq(b"host") => {

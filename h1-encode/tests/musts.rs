@@ -21,6 +21,7 @@
 //! | the body matches its `Content-Length` | 9112 §6.2, §8 | `body_matches_content_length` |
 //! | chunked: no zero-size chunk before the last; trailers only fields allowed there | 9112 §7.1, 9110 §6.5.1 | `chunk_framing` |
 //! | `Host` in every HTTP/1.1 request | 9112 §3.2 | `request_host_and_framing` |
+//! | trailers only hold fields whose definitions allow them there | 9110 §6.5.1 | `trailers_only_hold_fields_allowed_there` |
 //! | a client sends `Transfer-Encoding` only to HTTP/1.1 | 9112 §6.1 | `request_host_and_framing` |
 //! | no second `Date` field line (not a list), from any source | 9110 §5.3 | `date_only_once` |
 //! | no content in a TRACE request | 9110 §9.3.8 | `trace_has_no_content` |
@@ -756,4 +757,43 @@ fn request_parts_userinfo_and_connect() {
         buf,
         b"CONNECT proxy.example:443 HTTP/1.1\r\nHost: proxy.example:443\r\n\r\n"
     );
+}
+
+/// RFC 9110 §6.5.1: a sender MUST NOT generate a trailer field unless the
+/// field's definition allows it in trailers.
+#[test]
+fn trailers_only_hold_fields_allowed_there() {
+    for name in [
+        "Content-Type",
+        "Content-Encoding",
+        "Authorization",
+        "Set-Cookie",
+        "Cache-Control",
+        "Date",
+        "Location",
+        "TE",
+        "Expect",
+        "Max-Forwards",
+    ] {
+        let mut buf = Vec::new();
+        let ex = Exchange::new(H11);
+        let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::Streamed).unwrap();
+        w.date(&date());
+        let mut head = w.finish().unwrap();
+        head.body.write(&mut buf, b"x").unwrap();
+        assert_eq!(
+            head.body.finish_with_trailers(&mut buf, [(name, "v")]),
+            Err(Error::ForbiddenTrailer),
+            "{name}"
+        );
+    }
+    let mut buf = Vec::new();
+    let ex = Exchange::new(H11);
+    let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::Streamed).unwrap();
+    w.date(&date());
+    let mut head = w.finish().unwrap();
+    head.body.write(&mut buf, b"x").unwrap();
+    head.body
+        .finish_with_trailers(&mut buf, [("Server-Timing", "db;dur=53"), ("Digest", "x")])
+        .unwrap();
 }
