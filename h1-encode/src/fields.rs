@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use h1_headers::chars::{is_field_value_byte, is_ows, TOKEN};
+use h1_headers::chars::{is_field_value, is_token};
 use h1_headers::list_elements;
 
 use crate::sink::Sink;
@@ -74,49 +74,6 @@ pub(crate) fn check(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Error
         return Err(Error::InvalidFieldValue);
     }
     special(name, value, role)
-}
-
-/// `h1_headers::chars::is_token`, without an early exit per byte.
-#[inline]
-pub(crate) fn is_token(name: &[u8]) -> bool {
-    !name.is_empty() && name.iter().fold(true, |ok, &b| ok & TOKEN[b as usize])
-}
-
-/// `h1_headers::chars::is_field_value`, eight bytes at a time: a word
-/// without a byte below 0x20 and without DEL is valid as a whole; a word
-/// with one (often a harmless HTAB) is checked byte by byte with
-/// `h1_headers::chars::is_field_value_byte`, the definition.
-#[inline]
-pub(crate) fn is_field_value(value: &[u8]) -> bool {
-    if value.first().is_some_and(|&b| is_ows(b)) || value.last().is_some_and(|&b| is_ows(b)) {
-        return false;
-    }
-    let word_ok = |word: &[u8]| {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(word);
-        !has_control(u64::from_le_bytes(bytes)) || word.iter().all(|&b| is_field_value_byte(b))
-    };
-    if value.len() < 8 {
-        return value.iter().all(|&b| is_field_value_byte(b));
-    }
-    let mut words = value.chunks_exact(8);
-    if !words.all(word_ok) {
-        return false;
-    }
-    // The last eight bytes, overlapping the words already checked.
-    words.remainder().is_empty() || word_ok(&value[value.len() - 8..])
-}
-
-/// Whether some byte of `x` is below 0x20 or is 0x7F (exact as a yes/no
-/// answer: the borrow tricks only blur *which* byte).
-#[inline]
-fn has_control(x: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-    let y = x ^ (ONES * 0x7f);
-    let del = y.wrapping_sub(ONES) & !y & HIGH;
-    (below_space | del) != 0
 }
 
 /// Fields whose definitions do not allow them in trailers (RFC 9110 §6.5.1:
@@ -328,42 +285,6 @@ mod tests {
             Err(Error::ForbiddenTrailer)
         );
         assert!(check(b"Date", b"x", Role::Response) == Ok(Kind::Date));
-    }
-
-    #[test]
-    fn fast_checks_match_the_definitions() {
-        use h1_headers::chars;
-        // Every byte at every position of values of length 0..=20.
-        for len in 0..=20usize {
-            for pos in 0..len {
-                for b in 0..=255u8 {
-                    let mut v = alloc::vec![b'a'; len];
-                    v[pos] = b;
-                    assert_eq!(is_field_value(&v), chars::is_field_value(&v), "{v:?}");
-                    assert_eq!(is_token(&v), chars::is_token(&v), "{v:?}");
-                }
-            }
-            let v = alloc::vec![b'a'; len];
-            assert_eq!(is_token(&v), chars::is_token(&v));
-        }
-        // Random bytes, biased towards the edges of the classes.
-        let mut x = 0x1234_5678_9abc_def1u64;
-        for _ in 0..200_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let len = (x % 40) as usize;
-            let v: Vec<u8> = (0..len)
-                .map(|i| {
-                    let r = x.rotate_left(i as u32 * 7);
-                    [
-                        0x00, 0x09, 0x0a, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xff, b'a', b'-',
-                    ][(r % 12) as usize]
-                })
-                .collect();
-            assert_eq!(is_field_value(&v), chars::is_field_value(&v), "{v:?}");
-            assert_eq!(is_token(&v), chars::is_token(&v), "{v:?}");
-        }
     }
 
     #[test]

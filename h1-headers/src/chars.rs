@@ -55,18 +55,49 @@ pub const fn is_ows(b: u8) -> bool {
 }
 
 /// Whether every byte of `name` is a tchar and there is at least one.
+/// (No early exit per byte: names are short and the loop stays branch-free.)
 #[inline]
 pub fn is_token(name: &[u8]) -> bool {
-    !name.is_empty() && name.iter().all(|&b| is_tchar(b))
+    !name.is_empty() && name.iter().fold(true, |ok, &b| ok & is_tchar(b))
 }
 
 /// Whether `value` is a valid field value: only field-value bytes, and no
 /// whitespace at either end (the OWS around a value is not part of it).
+///
+/// Checked eight bytes at a time: a word with no byte below 0x20 and no DEL
+/// is valid as a whole; a word with one (often a harmless HTAB) is checked
+/// byte by byte with [`is_field_value_byte`], the definition.
 #[inline]
 pub fn is_field_value(value: &[u8]) -> bool {
-    value.iter().all(|&b| is_field_value_byte(b))
-        && !value.first().is_some_and(|&b| is_ows(b))
-        && !value.last().is_some_and(|&b| is_ows(b))
+    if value.first().is_some_and(|&b| is_ows(b)) || value.last().is_some_and(|&b| is_ows(b)) {
+        return false;
+    }
+    if value.len() < 8 {
+        return value.iter().all(|&b| is_field_value_byte(b));
+    }
+    let word_ok = |word: &[u8]| {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        !has_control(u64::from_le_bytes(bytes)) || word.iter().all(|&b| is_field_value_byte(b))
+    };
+    let mut words = value.chunks_exact(8);
+    if !words.all(word_ok) {
+        return false;
+    }
+    // The last eight bytes, overlapping the words already checked.
+    words.remainder().is_empty() || word_ok(&value[value.len() - 8..])
+}
+
+/// Whether some byte of `x` is below 0x20 or is 0x7F (exact as a yes/no
+/// answer: the borrow tricks only blur *which* byte).
+#[inline]
+fn has_control(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+    let y = x ^ (ONES * 0x7f);
+    let del = y.wrapping_sub(ONES) & !y & HIGH;
+    (below_space | del) != 0
 }
 
 /// `value` without leading and trailing SP/HTAB.
@@ -115,5 +146,48 @@ mod tests {
         assert_eq!(trim_ows(b" \t a b \t"), b"a b");
         assert_eq!(trim_ows(b"   "), b"");
         assert_eq!(trim_ows(b""), b"");
+    }
+
+    /// The word-at-a-time checks against the byte-at-a-time definitions.
+    #[test]
+    fn fast_checks_match_the_definitions() {
+        use std::vec::Vec;
+        let token_def = |v: &[u8]| !v.is_empty() && v.iter().all(|&b| is_tchar(b));
+        let value_def = |v: &[u8]| {
+            v.iter().all(|&b| is_field_value_byte(b))
+                && !v.first().is_some_and(|&b| is_ows(b))
+                && !v.last().is_some_and(|&b| is_ows(b))
+        };
+        // Every byte at every position of values of length 0..=20.
+        for len in 0..=20usize {
+            for pos in 0..len {
+                for b in 0..=255u8 {
+                    let mut v = std::vec![b'a'; len];
+                    v[pos] = b;
+                    assert_eq!(is_field_value(&v), value_def(&v), "{v:?}");
+                    assert_eq!(is_token(&v), token_def(&v), "{v:?}");
+                }
+            }
+            let v = std::vec![b'a'; len];
+            assert_eq!(is_token(&v), token_def(&v));
+        }
+        // Random bytes, biased towards the edges of the classes.
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            let v: Vec<u8> = (0..len)
+                .map(|i| {
+                    let r = x.rotate_left(i as u32 * 7);
+                    [
+                        0x00, 0x09, 0x0a, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xff, b'a', b'-',
+                    ][(r % 12) as usize]
+                })
+                .collect();
+            assert_eq!(is_field_value(&v), value_def(&v), "{v:?}");
+            assert_eq!(is_token(&v), token_def(&v), "{v:?}");
+        }
     }
 }
