@@ -12,7 +12,7 @@
 //! and a check for CRLF; only a line with something else after the size walks
 //! the extension state machine.
 
-use h1_headers::chars::{is_tchar, TOKEN};
+use h1_headers::chars::{is_field_value_byte, is_tchar, TOKEN};
 use h1_headers::Span;
 
 use crate::config::Config;
@@ -320,14 +320,15 @@ fn span(start: usize, end: usize) -> Result<Span, Error> {
     Span::from_range(start, end).ok_or(Error::new(ErrorKind::ChunkLineTooLong, end))
 }
 
-/// `qdtext` (RFC 9110 §5.6.4): the bytes that stand for themselves inside a
-/// quoted string; `"` ends it and `\` starts a quoted-pair.
+/// `qdtext` (RFC 9110 §5.6.4): the field-value bytes that stand for
+/// themselves inside a quoted string; `"` ends it and `\` starts a
+/// quoted-pair.
 static QDTEXT: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = c == b'\t' || (c >= 0x20 && c != 0x7f && c != b'"' && c != b'\\');
+        t[b] = is_field_value_byte(c) && c != b'"' && c != b'\\';
         b += 1;
     }
     t

@@ -2,6 +2,7 @@
 //! recorded while they go by, and the value syntax they need (`Host`,
 //! transfer codings).
 
+use h1_headers::chars::is_field_value_byte;
 use h1_headers::{list_elements, parse_content_length};
 
 use super::fields::{FieldSink, Line};
@@ -326,15 +327,17 @@ pub(crate) fn is_quoted_string(s: &[u8]) -> bool {
     let mut i = 0;
     while i < inner.len() {
         match inner[i] {
+            // quoted-pair: a backslash and any field-value byte.
             b'\\' => {
                 match inner.get(i + 1) {
-                    Some(&b) if b == b'\t' || (b >= 0x20 && b != 0x7f) => {}
+                    Some(&b) if is_field_value_byte(b) => {}
                     _ => return false,
                 }
                 i += 2;
             }
             b'"' => return false,
-            b if b == b'\t' || (b >= 0x20 && b != 0x7f) => i += 1,
+            // qdtext: the other field-value bytes.
+            b if is_field_value_byte(b) => i += 1,
             _ => return false,
         }
     }
