@@ -1,0 +1,538 @@
+//! The client role: requests out, responses in.
+
+use alloc::collections::VecDeque;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ops::{Deref, DerefMut};
+
+use h1_encode::{Body, BodyWriter, Exchange, RequestWriter};
+use h1_headers::{Entry, HeadersView, Span};
+use h1_parse::{HeadParser, ResponseHead, Status, TransferEncoding, Version};
+
+use crate::body::{BodyDecoder, BodyKind, Decoded};
+use crate::config::Config;
+use crate::error::{Error, SendError};
+use crate::event::Event;
+use crate::recv_buf::RecvBuf;
+use crate::server::buf_limit;
+use crate::state::{RecvInput, RecvState, SendInput, SendState};
+use crate::Closing;
+
+/// A response head, with what the connection decided from it and from the
+/// request it answers. Spans point into [`ClientConn::received`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Response {
+    /// The parsed head: status, reason, version, framing facts.
+    pub head: ResponseHead,
+    /// How the body is delimited (RFC 9112 §6.3): none after HEAD, for
+    /// 1xx, 204, 304 and a 2xx to CONNECT; chunked; `Content-Length`; or
+    /// until the connection closes.
+    pub body: BodyKind,
+    /// The connection stays open after this response (RFC 9112 §9.3).
+    pub persistent: bool,
+}
+
+impl Response {
+    /// The status code.
+    pub fn status(&self) -> u16 {
+        self.head.status
+    }
+}
+
+/// A request sent and not yet answered.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    head: bool,
+    connect: bool,
+    upgrade: bool,
+    close: bool,
+    http10: bool,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: Config,
+    buf: RecvBuf,
+    recv: RecvState,
+    send: SendState,
+    eof: bool,
+    parser: HeadParser,
+    fields: Vec<Entry>,
+    field_count: usize,
+    trailers: Vec<Entry>,
+    trailer_count: usize,
+    spans_valid: bool,
+    decoder: BodyDecoder,
+    pending: VecDeque<Pending>,
+    /// The response being received: persistent, switches.
+    current: (bool, bool),
+    body: Option<BodyWriter>,
+    body_close: bool,
+    closing: bool,
+}
+
+/// The client role of one connection: requests are encoded into its output
+/// buffer (pipelined, up to [`Config::max_unanswered`]); the bytes received
+/// yield responses as [`Event`]s, each matched with the request it answers
+/// (so a response to HEAD has no body, and a 2xx to CONNECT switches).
+///
+/// ```
+/// use h1_conn::{ClientConn, Event};
+/// use h1_encode::Body;
+///
+/// let mut conn = ClientConn::default();
+/// conn.request(b"HEAD", b"/", Some(b"example.com"), Body::None)?.finish()?;
+/// assert!(conn.out().starts_with(b"HEAD / HTTP/1.1\r\nHost: example.com\r\n"));
+/// conn.written(conn.out().len());
+///
+/// conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
+/// let Event::Head(resp) = conn.next_event() else { panic!() };
+/// assert_eq!(resp.status(), 200);
+/// assert_eq!(conn.next_event(), Event::End); // HEAD: no body
+/// assert_eq!(conn.next_event(), Event::NeedMore);
+/// # Ok::<(), h1_conn::SendError>(())
+/// ```
+#[derive(Debug)]
+pub struct ClientConn {
+    out: Vec<u8>,
+    inner: Inner,
+}
+
+impl Default for ClientConn {
+    fn default() -> ClientConn {
+        ClientConn::new(Config::default())
+    }
+}
+
+impl ClientConn {
+    /// A connection with `config`.
+    pub fn new(config: Config) -> ClientConn {
+        let storage = config.parse.max_fields.clamp(1, 4096);
+        ClientConn {
+            out: Vec::with_capacity(512),
+            inner: Inner {
+                buf: RecvBuf::new(config.read_buf_len, buf_limit(&config)),
+                parser: HeadParser::new(config.parse.clone()),
+                recv: RecvState::Head,
+                send: SendState::Idle,
+                eof: false,
+                fields: vec![Entry::EMPTY; storage],
+                field_count: 0,
+                trailers: vec![Entry::EMPTY; storage],
+                trailer_count: 0,
+                spans_valid: false,
+                decoder: BodyDecoder::new(BodyKind::Empty),
+                pending: VecDeque::with_capacity(config.max_unanswered.max(1)),
+                current: (true, false),
+                body: None,
+                body_close: false,
+                closing: false,
+                config,
+            },
+        }
+    }
+
+    /// The receiving side's state.
+    pub fn recv_state(&self) -> RecvState {
+        self.inner.recv
+    }
+
+    /// The sending side's state.
+    pub fn send_state(&self) -> SendState {
+        self.inner.send
+    }
+
+    /// The free part of the receive buffer (see [`ServerConn::read_buf`](crate::ServerConn::read_buf)).
+    pub fn read_buf(&mut self) -> &mut [u8] {
+        self.inner.buf.make_room();
+        if self.inner.buf.take_moved() {
+            self.inner.spans_valid = false;
+        }
+        self.inner.buf.free()
+    }
+
+    /// Records that `n` bytes were read into [`read_buf`](Self::read_buf).
+    pub fn filled(&mut self, n: usize) {
+        self.inner.buf.fill(n);
+    }
+
+    /// Copies `data` in; returns how many bytes fitted.
+    pub fn feed(&mut self, data: &[u8]) -> usize {
+        let n = self.inner.buf.feed(data);
+        if self.inner.buf.take_moved() {
+            self.inner.spans_valid = false;
+        }
+        n
+    }
+
+    /// Records that the server closed its sending side. A body delimited by
+    /// the close ends here.
+    pub fn eof(&mut self) {
+        self.inner.eof = true;
+    }
+
+    /// The received bytes the spans of events point into.
+    pub fn received(&self) -> &[u8] {
+        self.inner.buf.all()
+    }
+
+    /// The fields of the last response head, while its spans are valid.
+    pub fn fields(&self) -> Option<HeadersView<'_>> {
+        let i = &self.inner;
+        i.spans_valid
+            .then(|| HeadersView::new(i.buf.all(), &i.fields[..i.field_count]))
+    }
+
+    /// The trailer fields of the last [`Event::Trailers`], while valid.
+    pub fn trailers(&self) -> Option<HeadersView<'_>> {
+        let i = &self.inner;
+        i.spans_valid
+            .then(|| HeadersView::new(i.buf.all(), &i.trailers[..i.trailer_count]))
+    }
+
+    /// The next event (see [`Event`]).
+    pub fn next_event(&mut self) -> Event<Response> {
+        self.inner.next_event()
+    }
+
+    /// The bytes to write to the server.
+    pub fn out(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Drops the first `n` bytes of [`out`](Self::out) (written).
+    pub fn written(&mut self, n: usize) {
+        let n = n.min(self.out.len());
+        if n == self.out.len() {
+            self.out.clear();
+        } else {
+            self.out.drain(..n);
+        }
+    }
+
+    /// Asks to close: the next request carries `Connection: close`, and no
+    /// request may follow it.
+    pub fn close(&mut self) {
+        self.inner.closing = true;
+    }
+
+    /// Starts an HTTP/1.1 request (see h1-encode's [`RequestWriter`] for
+    /// what is checked). `host` is required.
+    pub fn request(
+        &mut self,
+        method: &[u8],
+        target: &[u8],
+        host: Option<&[u8]>,
+        body: Body,
+    ) -> Result<OutgoingRequest<'_>, SendError> {
+        self.request_version(Version::Http11, method, target, host, body)
+    }
+
+    /// Starts a request of `version` (HTTP/1.0: no chunked body, and the
+    /// connection closes after the response unless it says keep-alive).
+    pub fn request_version(
+        &mut self,
+        version: Version,
+        method: &[u8],
+        target: &[u8],
+        host: Option<&[u8]>,
+        body: Body,
+    ) -> Result<OutgoingRequest<'_>, SendError> {
+        let i = &mut self.inner;
+        match i.send {
+            SendState::Idle => {}
+            SendState::Body => return Err(SendError::InProgress),
+            _ => return Err(SendError::Closed),
+        }
+        if i.pending.len() >= i.config.max_unanswered.max(1) {
+            return Err(SendError::TooManyOutstanding);
+        }
+        let v = match version {
+            Version::Http10 => h1_encode::Version::Http10,
+            _ => h1_encode::Version::Http11,
+        };
+        // HTTP/1.0 requests close unless keep-alive is asked for, which
+        // this client does not do.
+        let close = i.closing || v == h1_encode::Version::Http10;
+        let ex = Exchange::new(v).close(close);
+        let w = RequestWriter::start(&mut self.out, method, target, host, &ex, body)?;
+        Ok(OutgoingRequest {
+            w,
+            inner: &mut self.inner,
+            pending: Pending {
+                head: method == b"HEAD",
+                connect: method == b"CONNECT",
+                upgrade: false,
+                close,
+                http10: v == h1_encode::Version::Http10,
+            },
+        })
+    }
+
+    /// Records a request that was written by other means (raw bytes, as a
+    /// conformance runner sends them), so the response to it is framed
+    /// right: its `method`, whether it was HTTP/1.0, whether it asked to
+    /// upgrade, and whether it closes the connection.
+    pub fn sent(&mut self, method: &[u8], http10: bool, upgrade: bool, close: bool) {
+        self.inner.pending.push_back(Pending {
+            head: method == b"HEAD",
+            connect: method == b"CONNECT",
+            upgrade,
+            close,
+            http10,
+        });
+    }
+
+    /// Appends body bytes of the request in progress.
+    pub fn send_data(&mut self, data: &[u8]) -> Result<(), SendError> {
+        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
+        body.write(&mut self.out, data)?;
+        Ok(())
+    }
+
+    /// Ends the body of the request in progress.
+    pub fn send_end(&mut self) -> Result<(), SendError> {
+        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
+        body.finish(&mut self.out)?;
+        self.inner.body = None;
+        let close = self.inner.body_close;
+        self.inner.send = self
+            .inner
+            .send
+            .next(SendInput::End { close })
+            .ok_or(SendError::NoMessage)?;
+        Ok(())
+    }
+
+    /// How many requests wait for their response.
+    pub fn outstanding(&self) -> usize {
+        self.inner.pending.len()
+    }
+
+    /// What to do with the socket: close once no more responses will be
+    /// read.
+    pub fn closing(&self) -> Closing {
+        match self.inner.recv {
+            RecvState::Closed | RecvState::Failed => Closing::Close,
+            _ => Closing::Open,
+        }
+    }
+}
+
+/// A request head being written (see [`ClientConn::request`]). Derefs to
+/// the encoder's [`RequestWriter`].
+#[must_use = "a request head does nothing until finished"]
+pub struct OutgoingRequest<'c> {
+    w: RequestWriter<'c, Vec<u8>>,
+    inner: &'c mut Inner,
+    pending: Pending,
+}
+
+impl core::fmt::Debug for OutgoingRequest<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("OutgoingRequest").finish_non_exhaustive()
+    }
+}
+
+impl<'c> Deref for OutgoingRequest<'c> {
+    type Target = RequestWriter<'c, Vec<u8>>;
+    fn deref(&self) -> &Self::Target {
+        &self.w
+    }
+}
+
+impl DerefMut for OutgoingRequest<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.w
+    }
+}
+
+impl OutgoingRequest<'_> {
+    /// Marks the request as asking to upgrade (it carries `Upgrade` and
+    /// `Connection: upgrade`, written as fields): a 101 then switches.
+    pub fn upgrade(&mut self) -> &mut Self {
+        self.pending.upgrade = true;
+        self
+    }
+
+    /// Ends the head; a body follows through [`ClientConn::send_data`].
+    pub fn finish(self) -> Result<(), SendError> {
+        let head = self.w.finish()?;
+        let i = self.inner;
+        let body = head.body.framing() != h1_encode::Framing::Empty;
+        let input = SendInput::Head {
+            body,
+            close: head.close,
+            switch: false,
+        };
+        i.send = i.send.next(input).ok_or(SendError::InProgress)?;
+        i.body_close = head.close;
+        if body {
+            i.body = Some(head.body);
+        }
+        i.pending.push_back(self.pending);
+        Ok(())
+    }
+}
+
+impl Inner {
+    fn next_event(&mut self) -> Event<Response> {
+        match self.recv {
+            RecvState::Head => self.read_head(),
+            RecvState::Body => self.read_body(),
+            RecvState::AwaitSwitch => {
+                self.recv = self
+                    .recv
+                    .next(RecvInput::SwitchDecided { switched: true })
+                    .unwrap_or(RecvState::Failed);
+                self.next_event()
+            }
+            RecvState::Switched => {
+                let rest = self.buf.unconsumed().len();
+                Event::Switch(Span::new(self.buf.pos(), rest).unwrap_or(Span::EMPTY))
+            }
+            RecvState::Closed | RecvState::Failed => Event::Closed,
+        }
+    }
+
+    fn read_head(&mut self) -> Event<Response> {
+        let buf = self.buf.unconsumed();
+        let Some(&req) = self.pending.front() else {
+            if !buf.is_empty() {
+                return self.fail(Error::UnsolicitedResponse);
+            }
+            if self.eof {
+                self.recv = self
+                    .recv
+                    .next(RecvInput::Eof { clean: true })
+                    .unwrap_or(RecvState::Failed);
+                return Event::Closed;
+            }
+            return Event::NeedMore;
+        };
+        if buf.is_empty() && self.eof {
+            return self.fail(Error::UnexpectedEof);
+        }
+        let head = match self.parser.parse_response(buf, &mut self.fields) {
+            Ok(Status::Complete(head)) => head,
+            Ok(Status::Partial) if self.eof => return self.fail(Error::UnexpectedEof),
+            Ok(Status::Partial) => return Event::NeedMore,
+            Err(e) => return self.fail(Error::Parse(e)),
+        };
+        self.parser.reset();
+        let base = self.buf.pos();
+        let Some(head) = self.rebase(head, base) else {
+            return self.fail(Error::UnexpectedStatus);
+        };
+        self.buf.consume(head.len);
+        self.field_count = head.field_count;
+        self.spans_valid = true;
+
+        let status = head.status;
+        let f = &head.framing;
+        if status < 200 && status != 101 {
+            if req.http10 {
+                return self.fail(Error::UnexpectedStatus);
+            }
+            let resp = Response {
+                head,
+                body: BodyKind::Empty,
+                persistent: true,
+            };
+            return Event::Informational(resp);
+        }
+        if status == 101 && !req.upgrade {
+            return self.fail(Error::UnexpectedStatus);
+        }
+        let switch = status == 101 || (req.connect && (200..300).contains(&status));
+        // RFC 9112 §6.3, in its order.
+        let body = if req.head || status == 204 || status == 304 || switch {
+            BodyKind::Empty
+        } else {
+            match (f.transfer_encoding, f.content_length) {
+                (TransferEncoding::Chunked, _) => BodyKind::Chunked,
+                (TransferEncoding::NotChunked, _) => BodyKind::UntilClose,
+                (_, Some(n)) => BodyKind::Length(n),
+                (_, None) => BodyKind::UntilClose,
+            }
+        };
+        if let BodyKind::Length(n) = body {
+            if n > self.config.max_body_len {
+                return self.fail(Error::BodyTooLarge);
+            }
+        }
+        let v11 = head.version == Version::Http11;
+        let persistent = !req.close
+            && !f.connection.close()
+            && (v11 || f.connection.keep_alive())
+            && body != BodyKind::UntilClose;
+        self.current = (persistent, switch);
+        self.decoder = BodyDecoder::new(body);
+        self.recv = self.recv.next(RecvInput::Head).unwrap_or(RecvState::Failed);
+        Event::Head(Response {
+            head,
+            body,
+            persistent,
+        })
+    }
+
+    fn rebase(&mut self, mut head: ResponseHead, base: usize) -> Option<ResponseHead> {
+        head.reason = head.reason.shift_up(base)?;
+        for e in &mut self.fields[..head.field_count] {
+            e.name = e.name.shift_up(base)?;
+            e.value = e.value.shift_up(base)?;
+        }
+        Some(head)
+    }
+
+    fn read_body(&mut self) -> Event<Response> {
+        let base = self.buf.pos();
+        let buf = self.buf.unconsumed();
+        let (used, what) =
+            match self
+                .decoder
+                .decode(buf, self.eof, &mut self.trailers, &self.config)
+            {
+                Ok(r) => r,
+                Err(e) => return self.fail(e),
+            };
+        self.buf.consume(used);
+        match what {
+            Decoded::Data(span) => match span.shift_up(base) {
+                Some(s) => Event::Data(s),
+                None => self.fail(Error::BodyTooLarge),
+            },
+            Decoded::Trailers(n) => {
+                for e in &mut self.trailers[..n] {
+                    match (e.name.shift_up(base), e.value.shift_up(base)) {
+                        (Some(a), Some(b)) => (e.name, e.value) = (a, b),
+                        _ => return self.fail(Error::BodyTooLarge),
+                    }
+                }
+                self.trailer_count = n;
+                self.spans_valid = true;
+                Event::Trailers(n)
+            }
+            Decoded::NeedMore => Event::NeedMore,
+            Decoded::End => {
+                self.pending.pop_front();
+                let (persistent, switch) = self.current;
+                self.recv = self
+                    .recv
+                    .next(RecvInput::End { persistent, switch })
+                    .unwrap_or(RecvState::Failed);
+                Event::End
+            }
+        }
+    }
+
+    fn fail(&mut self, e: Error) -> Event<Response> {
+        let input = match e {
+            Error::UnexpectedEof => RecvInput::Eof { clean: false },
+            _ => RecvInput::Error,
+        };
+        self.recv = self.recv.next(input).unwrap_or(RecvState::Failed);
+        Event::Error(e)
+    }
+}

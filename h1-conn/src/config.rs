@@ -1,0 +1,71 @@
+//! Limits of a connection.
+
+use core::time::Duration;
+
+/// Limits and policies of a connection, for both roles. [`Config::default`]
+/// is the strict profile of DESIGN.md.
+///
+/// ```
+/// let mut config = h1_conn::Config::default();
+/// config.max_body_len = 1 << 20; // 1 MiB, then 413
+/// config.max_unanswered = 1; // answer one request at a time
+/// assert!(!config.parse.allow_bare_lf);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Config {
+    /// The head parser's limits and leniencies (also used for chunk-size
+    /// lines and trailer sections).
+    pub parse: h1_parse::Config,
+    /// Largest message body accepted, decoded bytes (413 for a request).
+    /// A `Content-Length` above it is refused before any body byte is read;
+    /// a chunked body as soon as a chunk size would pass it. Default 8 MiB.
+    pub max_body_len: u64,
+    /// Most chunk-extension bytes in one chunked body, summed over all its
+    /// chunk-size lines (400). Each line is also bounded by
+    /// [`h1_parse::Config::max_chunk_line_len`]; this bounds the work a body
+    /// of many small chunks with long extensions causes. Default 16 KiB.
+    pub max_chunk_ext_len: usize,
+    /// Server role: most requests received whose response is not finished
+    /// yet. When reached, [`Event::Paused`](crate::Event::Paused) until a
+    /// response finishes. `1` answers one request at a time; the default,
+    /// 16, lets a caller parse a pipelined batch ahead. Client role: most
+    /// requests sent and not yet answered. At least 1.
+    pub max_unanswered: usize,
+    /// Server role: once this many response bytes wait in the output
+    /// buffer, no further request is parsed ([`Event::Paused`](crate::Event::Paused))
+    /// until the driver writes some: a client that pipelines without
+    /// reading cannot make the server buffer without bound. Default 256 KiB.
+    pub max_buffered_output: usize,
+    /// Initial size of the receive buffer, and the most bytes
+    /// [`read_buf`](crate::ServerConn::read_buf) lends beyond what a head
+    /// needs. The buffer grows to hold a head of
+    /// [`h1_parse::Config::max_head_len`] bytes, never further. Default 8 KiB.
+    pub read_buf_len: usize,
+    /// After deciding to close while the peer may still be sending, how many
+    /// bytes a driver reads and discards before closing (RFC 9112 §9.6; see
+    /// [`Closing::Linger`](crate::Closing::Linger)). Default 1 MiB.
+    pub linger_bytes: u64,
+    /// ... and for how long at most. Default 2 s.
+    pub linger_time: Duration,
+}
+
+impl Config {
+    /// The defaults.
+    pub const DEFAULT: Config = Config {
+        parse: h1_parse::Config::DEFAULT,
+        max_body_len: 8 * 1024 * 1024,
+        max_chunk_ext_len: 16 * 1024,
+        max_unanswered: 16,
+        max_buffered_output: 256 * 1024,
+        read_buf_len: 8 * 1024,
+        linger_bytes: 1024 * 1024,
+        linger_time: Duration::from_secs(2),
+    };
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::DEFAULT
+    }
+}

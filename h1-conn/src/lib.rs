@@ -1,0 +1,74 @@
+//! The HTTP/1.1 connection state machine: every RFC 9112 framing,
+//! keep-alive and pipelining rule in one checked place, with no I/O.
+//!
+//! A [`ServerConn`] is fed the bytes a socket received and yields
+//! [`Event`]s (a request head, body data, trailers, the end of a message,
+//! "need more bytes", "paused", a protocol switch, an error); told the
+//! responses, it encodes them through h1-encode into one output buffer, in
+//! request order, with the framing checked against the request (HEAD,
+//! 1xx, 204, 304, CONNECT, HTTP/1.0). A [`ClientConn`] mirrors it: requests
+//! out, responses in.
+//!
+//! The states and their transitions are one table, in [`state`]; body
+//! framing is [`BodyDecoder`]; errors carry the status to answer
+//! ([`Error::status`]).
+//!
+//! # Closing without losing the last response
+//!
+//! When a connection ends while the peer may still be sending (an error,
+//! `Connection: close` with pipelined bytes behind it, a body never read),
+//! closing the socket at once lets the peer's TCP stack answer the unread
+//! bytes with a reset that can destroy the response before the client
+//! reads it (RFC 9112 §9.6). [`ServerConn::closing`] says
+//! [`Closing::Linger`] then: shut down the writing side, read and discard
+//! for a bounded time and byte count, then close. The examples do this.
+//!
+//! # Features
+//!
+//! - `std` (default): runtime CPU detection in the parser,
+//!   `std::error::Error`.
+//! - `bytes`: nothing yet beyond h1-headers' `SharedHeaders`.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+extern crate alloc;
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+mod body;
+mod client;
+mod config;
+mod error;
+mod event;
+mod recv_buf;
+mod server;
+pub mod state;
+
+pub use body::{BodyDecoder, BodyKind, Decoded};
+pub use client::{ClientConn, OutgoingRequest, Response};
+pub use config::Config;
+pub use error::{Error, SendError};
+pub use event::Event;
+pub use server::{OutgoingResponse, Request, ServerConn};
+
+use core::time::Duration;
+
+/// What a driver does with the socket once the output is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Closing {
+    /// Keep the connection: read the next message.
+    Open,
+    /// Close now: the peer has closed its side too.
+    Close,
+    /// Close gracefully (RFC 9112 §9.6): shut down writing, then read and
+    /// discard up to `bytes` bytes for up to `time` (or until the peer
+    /// closes), then close.
+    Linger {
+        /// Most bytes to discard.
+        bytes: u64,
+        /// Longest time to wait.
+        time: Duration,
+    },
+}

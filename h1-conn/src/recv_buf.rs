@@ -1,0 +1,126 @@
+//! The receive buffer a connection manages and lends out for reading.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Received bytes: `[0, pos)` consumed (still readable until the next
+/// read), `[pos, filled)` not yet consumed, `[filled, len)` free. The
+/// buffer is zero-filled when it grows, so lending the free part needs no
+/// `unsafe`; it never grows past `limit`.
+#[derive(Debug)]
+pub(crate) struct RecvBuf {
+    buf: Vec<u8>,
+    pos: usize,
+    filled: usize,
+    limit: usize,
+    /// Whether bytes were moved since the last call to `moved`.
+    moved: bool,
+}
+
+impl RecvBuf {
+    pub(crate) fn new(initial: usize, limit: usize) -> RecvBuf {
+        let initial = initial.clamp(1, limit.max(1));
+        RecvBuf {
+            buf: vec![0; initial],
+            pos: 0,
+            filled: 0,
+            limit: limit.max(initial),
+            moved: false,
+        }
+    }
+
+    /// Every byte still in the buffer: the base of all spans.
+    #[inline]
+    pub(crate) fn all(&self) -> &[u8] {
+        &self.buf[..self.filled]
+    }
+
+    /// Where the unconsumed bytes start.
+    #[inline]
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    pub(crate) fn unconsumed(&self) -> &[u8] {
+        &self.buf[self.pos..self.filled]
+    }
+
+    #[inline]
+    pub(crate) fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.filled);
+    }
+
+    /// The free part, after moving the unconsumed bytes to the front and,
+    /// when no room is left, growing (up to the limit). Empty when the
+    /// buffer is full at its limit.
+    pub(crate) fn spare(&mut self) -> &mut [u8] {
+        self.make_room();
+        &mut self.buf[self.filled..]
+    }
+
+    /// Compacts and grows as [`spare`](Self::spare) does.
+    pub(crate) fn make_room(&mut self) {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.filled, 0);
+            self.filled -= self.pos;
+            self.pos = 0;
+            self.moved = true;
+        }
+        if self.filled == self.buf.len() && self.buf.len() < self.limit {
+            let grown = self.buf.len().saturating_mul(2).min(self.limit);
+            self.buf.resize(grown, 0);
+        }
+    }
+
+    /// The free part, as it is.
+    pub(crate) fn free(&mut self) -> &mut [u8] {
+        &mut self.buf[self.filled..]
+    }
+
+    /// Marks `n` bytes of the free part as received.
+    pub(crate) fn fill(&mut self, n: usize) {
+        self.filled = (self.filled + n).min(self.buf.len());
+    }
+
+    /// Copies as much of `data` as fits; returns how much.
+    pub(crate) fn feed(&mut self, data: &[u8]) -> usize {
+        let mut done = 0;
+        while done < data.len() {
+            let spare = self.spare();
+            let n = spare.len().min(data.len() - done);
+            if n == 0 {
+                break;
+            }
+            spare[..n].copy_from_slice(&data[done..done + n]);
+            self.fill(n);
+            done += n;
+        }
+        done
+    }
+
+    /// Whether bytes moved (invalidating spans) since the last call.
+    pub(crate) fn take_moved(&mut self) -> bool {
+        core::mem::take(&mut self.moved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compacts_grows_and_stops_at_the_limit() {
+        let mut b = RecvBuf::new(4, 10);
+        assert_eq!(b.feed(b"abcdef"), 6);
+        assert_eq!(b.unconsumed(), b"abcdef");
+        b.consume(4);
+        assert_eq!(b.feed(b"ghijklmnop"), 8, "10 at most: ef + 8");
+        assert_eq!(b.unconsumed(), b"efghijklmn");
+        assert!(b.take_moved());
+        assert!(b.spare().is_empty());
+        b.consume(100);
+        assert!(b.unconsumed().is_empty());
+        assert_eq!(b.spare().len(), 10);
+    }
+}

@@ -1,0 +1,836 @@
+//! The server role: requests in, responses out.
+
+use alloc::collections::VecDeque;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ops::{Deref, DerefMut};
+
+use h1_encode::{Body, BodyWriter, DateLine, Exchange, ResponseWriter};
+use h1_headers::{Entry, HeadersView, Span};
+use h1_parse::{Expect, HeadParser, Method, RequestHead, Status, TransferEncoding, Version};
+
+use crate::body::{BodyDecoder, BodyKind, Decoded};
+use crate::config::Config;
+use crate::error::{Error, SendError};
+use crate::event::Event;
+use crate::recv_buf::RecvBuf;
+use crate::state::{RecvInput, RecvState, SendInput, SendState};
+use crate::Closing;
+
+/// A request head, with what the connection decided from it.
+///
+/// Spans (in [`head`](Self::head)) point into
+/// [`ServerConn::received`]; the fields are [`ServerConn::fields`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Request {
+    /// The parsed head: method, target, version, framing facts.
+    pub head: RequestHead,
+    /// How the body is delimited (RFC 9112 §6.3): `Empty`, `Length` or
+    /// `Chunked`.
+    pub body: BodyKind,
+    /// The client sent `Expect: 100-continue` (HTTP/1.1 only; ignored in
+    /// HTTP/1.0, RFC 9110 §10.1.1) and may wait for
+    /// [`ServerConn::send_continue`] before sending the body.
+    pub expect_continue: bool,
+    /// `Expect` holds something other than `100-continue`: a server
+    /// answers 417 (RFC 9110 §10.1.1). HTTP/1.1 only.
+    pub expect_other: bool,
+    /// The client asks to upgrade: HTTP/1.1, an `Upgrade` field and
+    /// `Connection: upgrade` (RFC 9110 §7.8). Answer 101 to switch, or any
+    /// other status to stay on HTTP/1.1.
+    pub upgrade: bool,
+    /// The client asked for a persistent connection (HTTP/1.1 without
+    /// `Connection: close`, or HTTP/1.0 with `keep-alive`; RFC 9112 §9.3).
+    pub persistent: bool,
+}
+
+impl Request {
+    /// The method, recognised.
+    pub fn method(&self) -> Method {
+        self.head.method_kind
+    }
+
+    /// The version.
+    pub fn version(&self) -> Version {
+        self.head.version
+    }
+}
+
+/// A request waiting for its response.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    version: h1_encode::Version,
+    head: bool,
+    connect: bool,
+    upgrade: bool,
+    persistent: bool,
+    expect: bool,
+    continue_sent: bool,
+    body_done: bool,
+    /// The request failed: the connection answers this status itself.
+    error: Option<u16>,
+}
+
+impl Slot {
+    const fn failed(status: u16) -> Slot {
+        Slot {
+            version: h1_encode::Version::Http11,
+            head: false,
+            connect: false,
+            upgrade: false,
+            persistent: false,
+            expect: false,
+            continue_sent: false,
+            body_done: true,
+            error: Some(status),
+        }
+    }
+}
+
+/// Everything but the output buffer, so an [`OutgoingResponse`] can borrow both.
+#[derive(Debug)]
+struct Inner {
+    config: Config,
+    buf: RecvBuf,
+    recv: RecvState,
+    send: SendState,
+    eof: bool,
+    parser: HeadParser,
+    fields: Vec<Entry>,
+    field_count: usize,
+    trailers: Vec<Entry>,
+    trailer_count: usize,
+    /// Spans of the last head / trailers still point at their bytes.
+    spans_valid: bool,
+    decoder: BodyDecoder,
+    slots: VecDeque<Slot>,
+    /// The body writer of the response in progress.
+    body: Option<BodyWriter>,
+    /// Whether the response in progress closes the connection / switches.
+    body_close: bool,
+    date: Option<DateLine>,
+    /// The server asked to close.
+    closing: bool,
+    /// The request being received: persistent, asks to switch.
+    reading: (bool, bool),
+}
+
+/// The server role of one connection: fed received bytes, it yields
+/// requests as [`Event`]s; told the responses, it encodes them into its
+/// output buffer, in request order.
+///
+/// # The calling protocol
+///
+/// ```text
+/// loop:
+///     match conn.next_event():
+///         Head(request)  -> start answering now, or later (up to the
+///                           pipelining depth): conn.respond(...)
+///         Data(span)     -> body bytes: conn.received()[span]
+///         Trailers(n)    -> conn.trailers()
+///         End            -> the request is complete
+///         NeedMore       -> write conn.out(), read into conn.read_buf(),
+///                           conn.filled(n) (n = 0: conn.eof())
+///         Paused         -> finish a response, or write conn.out()
+///         Switch(span)   -> write conn.out(), hand the socket over
+///         Error(e)       -> nothing to do: the answer is queued
+///         Closed         -> write conn.out(), then act on conn.closing()
+/// ```
+///
+/// Responses: [`respond`](Self::respond) returns an [`OutgoingResponse`] (an
+/// [`h1_encode::ResponseWriter`] whose framing the connection decided from
+/// the request: HEAD, CONNECT, HTTP/1.0, keep-alive); after its
+/// [`finish`](OutgoingResponse::finish), body bytes go through
+/// [`send_data`](Self::send_data) and [`send_end`](Self::send_end).
+/// [`respond_with`](Self::respond_with) does all of it for a body in
+/// hand. Responses are appended to [`out`](Self::out) in request order; a
+/// batch of pipelined requests answered before the next read costs one
+/// write. Drivers call [`written`](Self::written) after writing.
+///
+/// After every response [`closing`](Self::closing) says whether the
+/// connection stays open; once it says to close, no later byte is parsed.
+///
+/// ```
+/// use h1_conn::{Event, ServerConn};
+/// use h1_encode::Body;
+///
+/// let mut conn = ServerConn::default();
+/// conn.feed(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+/// let mut targets = Vec::new();
+/// loop {
+///     match conn.next_event() {
+///         Event::Head(req) => {
+///             targets.push(req.head.target.slice(conn.received()).to_vec());
+///             conn.respond_with(200, [("Content-Type", "text/plain")], b"hi")?;
+///         }
+///         Event::Data(_) | Event::End | Event::Trailers(_) => {}
+///         Event::NeedMore => break,
+///         other => panic!("{other:?}"),
+///     }
+/// }
+/// assert_eq!(targets, [b"/a".to_vec(), b"/b".to_vec()]);
+/// let out = conn.out();
+/// assert_eq!(out.windows(15).filter(|w| w == b"HTTP/1.1 200 OK").count(), 2);
+/// # Ok::<(), h1_conn::SendError>(())
+/// ```
+#[derive(Debug)]
+pub struct ServerConn {
+    out: Vec<u8>,
+    inner: Inner,
+}
+
+impl Default for ServerConn {
+    fn default() -> ServerConn {
+        ServerConn::new(Config::default())
+    }
+}
+
+/// The receive buffer's limit: a head at its largest plus room to read.
+pub(crate) fn buf_limit(config: &Config) -> usize {
+    let head = config
+        .parse
+        .max_head_len
+        .max(config.parse.max_chunk_line_len)
+        .saturating_add(4);
+    head.saturating_add(config.read_buf_len.max(1))
+}
+
+impl ServerConn {
+    /// A connection with `config`. Allocates its buffers now (receive
+    /// buffer, field storage, the queue of unanswered requests); nothing
+    /// per request after that once the output buffer has grown.
+    pub fn new(config: Config) -> ServerConn {
+        let storage = config.parse.max_fields.clamp(1, 4096);
+        let depth = config.max_unanswered.max(1);
+        ServerConn {
+            out: Vec::with_capacity(config.read_buf_len.max(512)),
+            inner: Inner {
+                buf: RecvBuf::new(config.read_buf_len, buf_limit(&config)),
+                parser: HeadParser::new(config.parse.clone()),
+                recv: RecvState::Head,
+                send: SendState::Idle,
+                eof: false,
+                fields: vec![Entry::EMPTY; storage],
+                field_count: 0,
+                trailers: vec![Entry::EMPTY; storage],
+                trailer_count: 0,
+                spans_valid: false,
+                decoder: BodyDecoder::new(BodyKind::Empty),
+                slots: VecDeque::with_capacity(depth + 1),
+                body: None,
+                body_close: false,
+                date: None,
+                closing: false,
+                reading: (false, false),
+                config,
+            },
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The receiving side's state.
+    pub fn recv_state(&self) -> RecvState {
+        self.inner.recv
+    }
+
+    /// The sending side's state.
+    pub fn send_state(&self) -> SendState {
+        self.inner.send
+    }
+
+    // --- input ---
+
+    /// The free part of the receive buffer, to read into; then call
+    /// [`filled`](Self::filled). Moves unconsumed bytes to the front first,
+    /// which ends the validity of every span handed out so far. Empty only
+    /// when unconsumed bytes fill the buffer at its limit, which happens
+    /// only while [`Event::Paused`]: answer first.
+    pub fn read_buf(&mut self) -> &mut [u8] {
+        self.inner.buf.make_room();
+        if self.inner.buf.take_moved() {
+            self.inner.spans_valid = false;
+        }
+        self.inner.buf.free()
+    }
+
+    /// Records that `n` bytes were read into [`read_buf`](Self::read_buf).
+    pub fn filled(&mut self, n: usize) {
+        self.inner.buf.fill(n);
+    }
+
+    /// Copies `data` in (for callers that read into their own buffer);
+    /// returns how many bytes fitted. Ends the validity of spans as
+    /// [`read_buf`](Self::read_buf) does.
+    pub fn feed(&mut self, data: &[u8]) -> usize {
+        let n = self.inner.buf.feed(data);
+        if self.inner.buf.take_moved() {
+            self.inner.spans_valid = false;
+        }
+        n
+    }
+
+    /// Records that the peer closed its sending side (a read returned 0).
+    pub fn eof(&mut self) {
+        self.inner.eof = true;
+    }
+
+    /// Whether [`eof`](Self::eof) was called.
+    pub fn is_eof(&self) -> bool {
+        self.inner.eof
+    }
+
+    /// The received bytes the spans of events point into.
+    pub fn received(&self) -> &[u8] {
+        self.inner.buf.all()
+    }
+
+    /// The fields of the last request head, while its spans are valid.
+    pub fn fields(&self) -> Option<HeadersView<'_>> {
+        let i = &self.inner;
+        i.spans_valid
+            .then(|| HeadersView::new(i.buf.all(), &i.fields[..i.field_count]))
+    }
+
+    /// The trailer fields of the last [`Event::Trailers`], while valid.
+    pub fn trailers(&self) -> Option<HeadersView<'_>> {
+        let i = &self.inner;
+        i.spans_valid
+            .then(|| HeadersView::new(i.buf.all(), &i.trailers[..i.trailer_count]))
+    }
+
+    /// The next event. Never blocks and never reads: see [`Event`].
+    pub fn next_event(&mut self) -> Event<Request> {
+        self.settle();
+        let event = self.inner.next_event();
+        self.settle();
+        event
+    }
+
+    // --- output ---
+
+    /// The bytes to write to the peer. Call [`written`](Self::written) with
+    /// how many were written.
+    pub fn out(&mut self) -> &[u8] {
+        self.settle();
+        &self.out
+    }
+
+    /// Drops the first `n` bytes of [`out`](Self::out) (written). The
+    /// buffer keeps its capacity.
+    pub fn written(&mut self, n: usize) {
+        let n = n.min(self.out.len());
+        if n == self.out.len() {
+            self.out.clear();
+        } else {
+            self.out.drain(..n);
+        }
+    }
+
+    /// Sets the `Date` every response from now on carries (RFC 9110
+    /// §6.6.1); a server with a clock sets it once a second, e.g. from
+    /// h1-encode's `DateCache`. Without one, responses carry no `Date` (a
+    /// server without a clock).
+    pub fn set_date(&mut self, date: DateLine) {
+        self.inner.date = Some(date);
+    }
+
+    /// Asks to close: the response in progress, or the next one started,
+    /// carries `Connection: close`; no request after it is read.
+    pub fn close(&mut self) {
+        self.inner.closing = true;
+    }
+
+    /// Starts the response to the oldest unanswered request.
+    ///
+    /// The connection states the facts of the request to the encoder (its
+    /// version, HEAD, CONNECT) and whether the connection closes after this
+    /// response: when the client asked, when [`close`](Self::close) was
+    /// called, or when the request's body has not been fully received (a
+    /// final response before the body: the body is then never read, so the
+    /// connection cannot be reused). 1xx responses leave the request
+    /// unanswered; `100` is what [`send_continue`](Self::send_continue)
+    /// writes; `101` needs a request that asked to upgrade and whose body
+    /// has arrived, as does a 2xx to CONNECT, and both switch protocols.
+    pub fn respond(&mut self, status: u16, body: Body) -> Result<OutgoingResponse<'_>, SendError> {
+        self.settle();
+        let (ex, switch) = self.inner.exchange(status)?;
+        let mut w = ResponseWriter::start(&mut self.out, status, &ex, body)?;
+        if status >= 200 {
+            if let Some(date) = &self.inner.date {
+                w.date(date);
+            }
+        }
+        Ok(OutgoingResponse {
+            w,
+            inner: &mut self.inner,
+            status,
+            close: ex.close,
+            switch,
+        })
+    }
+
+    /// The whole response at once: `status`, `fields`, and `body` with its
+    /// `Content-Length` (written only as the head for a HEAD request, 204
+    /// or 304 take an empty body).
+    pub fn respond_with<I, N, V>(
+        &mut self,
+        status: u16,
+        fields: I,
+        body: &[u8],
+    ) -> Result<(), SendError>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let stated = if body.is_empty() && matches!(status, 204 | 304) || status < 200 {
+            Body::None
+        } else {
+            Body::Length(body.len() as u64)
+        };
+        let mut r = self.respond(status, stated)?;
+        r.fields(fields)?;
+        r.finish()?;
+        if self.inner.send == SendState::Body {
+            self.send_data(body)?;
+            self.send_end()?;
+        }
+        Ok(())
+    }
+
+    /// Writes `100 Continue` for the request being received, which asked
+    /// for it and whose body has not arrived (RFC 9110 §10.1.1). Only
+    /// when all earlier responses are done (responses stay in order).
+    pub fn send_continue(&mut self) -> Result<(), SendError> {
+        self.settle();
+        match self.inner.slots.front() {
+            Some(s) if s.expect && !s.continue_sent && !s.body_done && s.error.is_none() => {}
+            Some(_) => return Err(SendError::NotExpected),
+            None => return Err(SendError::NoRequest),
+        }
+        self.respond(100, Body::None)?.finish()
+    }
+
+    /// Appends body bytes of the response in progress.
+    pub fn send_data(&mut self, data: &[u8]) -> Result<(), SendError> {
+        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
+        body.write(&mut self.out, data)?;
+        Ok(())
+    }
+
+    /// Ends the body of the response in progress (the last chunk when
+    /// chunked).
+    pub fn send_end(&mut self) -> Result<(), SendError> {
+        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
+        body.finish(&mut self.out)?;
+        self.inner.body_ended();
+        self.settle();
+        Ok(())
+    }
+
+    /// Ends a chunked body with a trailer section.
+    pub fn send_end_with_trailers<I, N, V>(&mut self, trailers: I) -> Result<(), SendError>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
+        body.finish_with_trailers(&mut self.out, trailers)?;
+        self.inner.body_ended();
+        self.settle();
+        Ok(())
+    }
+
+    /// What to do with the socket once [`out`](Self::out) is written.
+    pub fn closing(&self) -> Closing {
+        let i = &self.inner;
+        let done = matches!(i.recv, RecvState::Closed | RecvState::Failed)
+            && i.slots.is_empty()
+            && i.send != SendState::Body;
+        if !done {
+            return Closing::Open;
+        }
+        if i.eof {
+            Closing::Close
+        } else {
+            Closing::Linger {
+                bytes: i.config.linger_bytes,
+                time: i.config.linger_time,
+            }
+        }
+    }
+
+    /// How many requests have been received and not yet answered.
+    pub fn unanswered(&self) -> usize {
+        self.inner.slots.len()
+    }
+
+    /// Writes the connection's own answer to a failed request once it is
+    /// that request's turn.
+    fn settle(&mut self) {
+        let i = &mut self.inner;
+        let Some(status) = i.slots.front().and_then(|s| s.error) else {
+            return;
+        };
+        if i.send != SendState::Idle {
+            return;
+        }
+        let ex = Exchange::new(h1_encode::Version::Http11)
+            .close(true)
+            .clock(i.date.is_some());
+        // An error status is always 4xx/5xx and the body empty: the
+        // encoder cannot refuse this head.
+        if let Ok(mut w) = ResponseWriter::start(&mut self.out, status, &ex, Body::None) {
+            if let Some(date) = &i.date {
+                w.date(date);
+            }
+            let _ = w.finish();
+        }
+        i.slots.pop_front();
+        i.slots.clear();
+        i.send = i
+            .send
+            .next(SendInput::ErrorAnswer)
+            .unwrap_or(SendState::Closed);
+        i.recv = i.recv.next(RecvInput::Close).unwrap_or(RecvState::Failed);
+    }
+}
+
+/// A response head being written (see [`ServerConn::respond`]). Derefs to
+/// the encoder's [`ResponseWriter`] for the fields; [`finish`](Self::finish)
+/// ends the head. Dropped without finishing, it leaves nothing behind.
+#[must_use = "a response head does nothing until finished"]
+pub struct OutgoingResponse<'c> {
+    w: ResponseWriter<'c, Vec<u8>>,
+    inner: &'c mut Inner,
+    status: u16,
+    close: bool,
+    switch: bool,
+}
+
+impl core::fmt::Debug for OutgoingResponse<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("OutgoingResponse").finish_non_exhaustive()
+    }
+}
+
+impl<'c> Deref for OutgoingResponse<'c> {
+    type Target = ResponseWriter<'c, Vec<u8>>;
+    fn deref(&self) -> &Self::Target {
+        &self.w
+    }
+}
+
+impl DerefMut for OutgoingResponse<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.w
+    }
+}
+
+impl OutgoingResponse<'_> {
+    /// Whether the connection closes after this response.
+    pub fn closes(&self) -> bool {
+        self.close
+    }
+
+    /// Ends the head. When the response has a body, write it with
+    /// [`ServerConn::send_data`] and end it with [`ServerConn::send_end`].
+    pub fn finish(self) -> Result<(), SendError> {
+        let head = self.w.finish()?;
+        let i = self.inner;
+        if self.status < 200 {
+            if self.status == 100 {
+                if let Some(s) = i.slots.front_mut() {
+                    s.continue_sent = true;
+                }
+            }
+            i.send = i
+                .send
+                .next(SendInput::Interim)
+                .ok_or(SendError::InProgress)?;
+            return Ok(());
+        }
+        let body = head.body.framing() != h1_encode::Framing::Empty;
+        let input = SendInput::Head {
+            body: body && !self.switch,
+            close: head.close,
+            switch: self.switch,
+        };
+        i.send = i.send.next(input).ok_or(SendError::InProgress)?;
+        i.body_close = head.close;
+        if i.send == SendState::Body {
+            i.body = Some(head.body);
+        } else {
+            i.response_done(head.close, self.switch);
+        }
+        Ok(())
+    }
+}
+
+impl Inner {
+    /// The encoder's facts for a response with `status` to the oldest
+    /// unanswered request, and whether it switches protocols.
+    fn exchange(&self, status: u16) -> Result<(Exchange, bool), SendError> {
+        match self.send {
+            SendState::Idle => {}
+            SendState::Body => return Err(SendError::InProgress),
+            SendState::Closed | SendState::Switched => return Err(SendError::Closed),
+        }
+        let slot = match self.slots.front() {
+            Some(s) if s.error.is_none() => s,
+            _ => return Err(SendError::NoRequest),
+        };
+        let switch = status == 101 || (slot.connect && (200..300).contains(&status));
+        if status == 101 && !slot.upgrade {
+            return Err(SendError::NotUpgradable);
+        }
+        if switch && self.recv != RecvState::AwaitSwitch {
+            // The body of the request has not all arrived (or this is not
+            // the request the reader waits on).
+            return Err(SendError::NotUpgradable);
+        }
+        // The body has arrived when its end was reported, or when the
+        // decoder has all of it and `End` is merely not reported yet.
+        let body_done = slot.body_done
+            || (self.slots.len() == 1 && self.recv == RecvState::Body && self.decoder.is_done());
+        if status == 100 && (!slot.expect || slot.continue_sent || body_done) {
+            return Err(SendError::NotExpected);
+        }
+        let close = !switch && (!slot.persistent || self.closing || !body_done);
+        let ex = Exchange::new(slot.version)
+            .head(slot.head)
+            .connect(slot.connect)
+            .close(close)
+            .clock(self.date.is_some());
+        Ok((ex, switch))
+    }
+
+    fn body_ended(&mut self) {
+        self.body = None;
+        let close = self.body_close;
+        self.send = self
+            .send
+            .next(SendInput::End { close })
+            .unwrap_or(SendState::Closed);
+        self.response_done(close, false);
+    }
+
+    /// The final response to the oldest request is complete.
+    fn response_done(&mut self, close: bool, switched: bool) {
+        self.slots.pop_front();
+        if switched {
+            self.recv = self
+                .recv
+                .next(RecvInput::SwitchDecided { switched: true })
+                .unwrap_or(RecvState::Failed);
+            self.slots.clear();
+            return;
+        }
+        if self.recv == RecvState::AwaitSwitch {
+            self.recv = self
+                .recv
+                .next(RecvInput::SwitchDecided { switched: false })
+                .unwrap_or(RecvState::Failed);
+        }
+        if close {
+            self.recv = self
+                .recv
+                .next(RecvInput::Close)
+                .unwrap_or(RecvState::Failed);
+            // Requests read ahead are dropped unanswered: the connection
+            // ends with this response.
+            self.slots.clear();
+        }
+    }
+
+    fn next_event(&mut self) -> Event<Request> {
+        match self.recv {
+            RecvState::Head => self.read_head(),
+            RecvState::Body => self.read_body(),
+            RecvState::AwaitSwitch => Event::Paused,
+            RecvState::Switched => {
+                let rest = self.buf.unconsumed().len();
+                Event::Switch(Span::new(self.buf.pos(), rest).unwrap_or(Span::EMPTY))
+            }
+            RecvState::Failed | RecvState::Closed => self.closed_or_paused(),
+        }
+    }
+
+    fn closed_or_paused(&self) -> Event<Request> {
+        if self.slots.is_empty() && self.send != SendState::Body {
+            Event::Closed
+        } else {
+            Event::Paused
+        }
+    }
+
+    fn read_head(&mut self) -> Event<Request> {
+        if self.slots.len() >= self.config.max_unanswered.max(1) {
+            return Event::Paused;
+        }
+        let buf = self.buf.unconsumed();
+        if buf.is_empty() {
+            if self.eof {
+                self.recv = self
+                    .recv
+                    .next(RecvInput::Eof { clean: true })
+                    .unwrap_or(RecvState::Failed);
+                return self.closed_or_paused();
+            }
+            return Event::NeedMore;
+        }
+        let head = match self.parser.parse_request(buf, &mut self.fields) {
+            Ok(Status::Complete(head)) => head,
+            Ok(Status::Partial) if self.eof => return self.fail(Error::UnexpectedEof),
+            Ok(Status::Partial) => return Event::NeedMore,
+            Err(e) => return self.fail(Error::Parse(e)),
+        };
+        self.parser.reset();
+        let base = self.buf.pos();
+        let Some(head) = self.rebase(head, base) else {
+            return self.fail(Error::Parse(h1_parse::Error::new(
+                h1_parse::ErrorKind::HeadTooLarge,
+                0,
+            )));
+        };
+        self.buf.consume(head.len);
+        self.field_count = head.field_count;
+        self.spans_valid = true;
+
+        let f = &head.framing;
+        let v11 = head.version == Version::Http11;
+        let persistent = !f.connection.close() && (v11 || f.connection.keep_alive());
+        let body = match (f.transfer_encoding, f.content_length) {
+            (TransferEncoding::Chunked, _) => BodyKind::Chunked,
+            (_, Some(n)) => BodyKind::Length(n),
+            (_, None) => BodyKind::Empty,
+        };
+        if let BodyKind::Length(n) = body {
+            if n > self.config.max_body_len {
+                return self.fail(Error::BodyTooLarge);
+            }
+        }
+        let request = Request {
+            head,
+            body,
+            expect_continue: v11 && f.expect == Expect::Continue,
+            expect_other: v11 && f.expect == Expect::Other,
+            upgrade: v11 && f.upgrade && f.connection.upgrade(),
+            persistent,
+        };
+        self.decoder = BodyDecoder::new(body);
+        self.reading = (
+            persistent,
+            request.upgrade || head.method_kind == Method::Connect,
+        );
+        self.slots.push_back(Slot {
+            version: if v11 {
+                h1_encode::Version::Http11
+            } else {
+                h1_encode::Version::Http10
+            },
+            head: head.method_kind == Method::Head,
+            connect: head.method_kind == Method::Connect,
+            upgrade: request.upgrade,
+            persistent,
+            expect: request.expect_continue,
+            continue_sent: false,
+            body_done: body == BodyKind::Empty,
+            error: None,
+        });
+        self.recv = self.recv.next(RecvInput::Head).unwrap_or(RecvState::Failed);
+        Event::Head(request)
+    }
+
+    /// Makes the spans of a head parsed at `base` relative to the whole
+    /// buffer.
+    fn rebase(&mut self, mut head: RequestHead, base: usize) -> Option<RequestHead> {
+        head.method = head.method.shift_up(base)?;
+        head.target = head.target.shift_up(base)?;
+        if let Some(h) = head.framing.host {
+            head.framing.host = Some(h.shift_up(base)?);
+        }
+        for e in &mut self.fields[..head.field_count] {
+            e.name = e.name.shift_up(base)?;
+            e.value = e.value.shift_up(base)?;
+        }
+        Some(head)
+    }
+
+    fn read_body(&mut self) -> Event<Request> {
+        let base = self.buf.pos();
+        let buf = self.buf.unconsumed();
+        let (used, what) =
+            match self
+                .decoder
+                .decode(buf, self.eof, &mut self.trailers, &self.config)
+            {
+                Ok(r) => r,
+                Err(e) => return self.fail(e),
+            };
+        self.buf.consume(used);
+        match what {
+            Decoded::Data(span) => match span.shift_up(base) {
+                Some(s) => Event::Data(s),
+                None => self.fail(Error::BodyTooLarge),
+            },
+            Decoded::Trailers(n) => {
+                for e in &mut self.trailers[..n] {
+                    match (e.name.shift_up(base), e.value.shift_up(base)) {
+                        (Some(a), Some(b)) => (e.name, e.value) = (a, b),
+                        _ => return self.fail(Error::BodyTooLarge),
+                    }
+                }
+                self.trailer_count = n;
+                self.spans_valid = true;
+                Event::Trailers(n)
+            }
+            Decoded::NeedMore => Event::NeedMore,
+            Decoded::End => {
+                // The newest slot is this request's, unless it was already
+                // answered (and so every earlier one too).
+                if let Some(slot) = self.slots.back_mut() {
+                    slot.body_done = true;
+                }
+                let (persistent, switch) = self.reading;
+                let input = RecvInput::End {
+                    persistent: persistent && !self.closing,
+                    switch,
+                };
+                self.recv = self.recv.next(input).unwrap_or(RecvState::Failed);
+                Event::End
+            }
+        }
+    }
+
+    /// The peer sent something that cannot be processed: stop reading and
+    /// queue the answer.
+    fn fail(&mut self, e: Error) -> Event<Request> {
+        let reading_body = self.recv == RecvState::Body;
+        let input = match e {
+            Error::UnexpectedEof => RecvInput::Eof { clean: false },
+            _ => RecvInput::Error,
+        };
+        self.recv = self.recv.next(input).unwrap_or(RecvState::Failed);
+        // The request whose body failed is the newest slot; it can still be
+        // answered with the error unless its response has begun.
+        let started = reading_body && self.slots.len() == 1 && self.send != SendState::Idle;
+        if reading_body && !started {
+            self.slots.pop_back();
+        }
+        if started {
+            // Its response is under way: it ends the connection.
+            self.closing = true;
+            self.body_close = true;
+        } else if e.is_answered() {
+            self.slots.push_back(Slot::failed(e.status()));
+        }
+        Event::Error(e)
+    }
+}
