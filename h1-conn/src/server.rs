@@ -355,10 +355,25 @@ impl ServerConn {
     /// connection cannot be reused). 1xx responses leave the request
     /// unanswered; `100` is what [`send_continue`](Self::send_continue)
     /// writes; `101` needs a request that asked to upgrade and whose body
-    /// has arrived, as does a 2xx to CONNECT, and both switch protocols.
+    /// has arrived, as does a 2xx to CONNECT, and both switch protocols;
+    /// a `101` to a request that also expected `100-continue` is preceded
+    /// by the `100` if it was not sent (RFC 9110 §7.8).
     pub fn respond(&mut self, status: u16, body: Body) -> Result<OutgoingResponse<'_>, SendError> {
         self.settle();
         let (ex, switch) = self.inner.exchange(status)?;
+        if status == 101 {
+            // RFC 9110 §7.8: a server that received both Upgrade and
+            // `Expect: 100-continue` MUST send 100 before 101.
+            if let Some(slot) = self.inner.slots.front_mut() {
+                if slot.expect && !slot.continue_sent {
+                    let interim = Exchange::new(ex.version);
+                    let _interim_head =
+                        ResponseWriter::start(&mut self.out, 100, &interim, Body::None)?
+                            .finish()?;
+                    slot.continue_sent = true;
+                }
+            }
+        }
         let mut w = ResponseWriter::start(&mut self.out, status, &ex, body)?;
         if status >= 200 {
             if let Some(date) = &self.inner.date {
@@ -741,7 +756,7 @@ impl Inner {
             persistent,
             expect: request.expect_continue,
             continue_sent: false,
-            body_done: body == BodyKind::Empty,
+            body_done: matches!(body, BodyKind::Empty | BodyKind::Length(0)),
             error: None,
         });
         self.recv = self.recv.next(RecvInput::Head).unwrap_or(RecvState::Failed);

@@ -5,73 +5,18 @@
 //! and requests into one reused `Vec`. The counter counts only on the
 //! thread that asked and is itself tested.
 //!
-//! This file needs `unsafe`: implementing `GlobalAlloc` is an unsafe trait.
-//! Each use forwards to `std::alloc::System` unchanged.
+//! The allocator is `counting-alloc`, shared by the workspace's allocation
+//! tests.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
+
+use counting_alloc::{allocations, Counting};
 
 use h1_encode::{Body, DateCache, Exchange, PreEncoded, RequestWriter, ResponseWriter, Version};
 use h1_headers::HeaderBlob;
 
-/// `System`, counting the allocations of threads that turned counting on.
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note() {
-    // `try_with`: the thread-locals may be gone while a thread exits.
-    let on = COUNTING.try_with(Cell::get).unwrap_or(false);
-    if on {
-        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-    }
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments, so
-// `System`'s guarantees are ours; the bookkeeping touches only `const`
-// thread-locals of `Copy` types, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds the contract.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; `ptr` came from this allocator, which
-        // is `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged; `ptr` came from `System`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Runs `f` and returns what it returned with the number of allocations
-/// (including reallocations) it made on this thread.
-fn allocations<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|c| c.set(true));
-    let r = f();
-    COUNTING.with(|c| c.set(false));
-    (r, COUNT.with(Cell::get))
-}
 
 #[test]
 fn the_counter_counts() {

@@ -4,14 +4,14 @@
 //! the reference inputs, valid or not. The counter only counts on the thread
 //! that asked (tests run in parallel) and is itself tested.
 //!
-//! This file needs `unsafe`: implementing `GlobalAlloc` is an unsafe trait.
-//! Each use forwards to `std::alloc::System` unchanged.
+//! The allocator is `counting-alloc`, shared by the workspace's allocation
+//! tests.
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
+
+use counting_alloc::{allocations, Counting};
 
 use common::*;
 use h1_headers::Entry;
@@ -19,63 +19,8 @@ use h1_parse::{
     parse_chunk_size, parse_request, parse_response, parse_trailers, Config, HeadParser, Status,
 };
 
-/// `System`, counting the allocations of threads that turned counting on.
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note() {
-    // `try_with`: the thread-locals may be gone while a thread exits.
-    let on = COUNTING.try_with(Cell::get).unwrap_or(false);
-    if on {
-        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-    }
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments, so
-// `System`'s guarantees are ours; the bookkeeping touches only `const`
-// thread-locals of `Copy` types, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds the contract.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; `ptr` came from this allocator, which
-        // is `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged; `ptr` came from `System`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Runs `f` and returns what it returned with the number of allocations
-/// (including reallocations) it made on this thread.
-fn allocations<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|c| c.set(true));
-    let r = f();
-    COUNTING.with(|c| c.set(false));
-    (r, COUNT.with(Cell::get))
-}
 
 #[test]
 fn the_counter_counts() {
@@ -93,10 +38,6 @@ fn the_counter_counts() {
     assert!(n >= 100, "{n}");
     let (_, n) = allocations(|| black_box(1 + 1));
     assert_eq!(n, 0);
-    // Outside the counted region nothing is counted.
-    let before = COUNT.with(Cell::get);
-    drop(black_box(vec![0u8; 10]));
-    assert_eq!(COUNT.with(Cell::get), before);
 }
 
 /// Parses every head of `buf` one-shot and with `HeadParser` (one read and

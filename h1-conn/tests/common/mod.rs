@@ -1,0 +1,293 @@
+//! A test driver for the server role: feeds input in given pieces, answers
+//! every request with a fixed policy, and records the events in an owned
+//! form so runs over different splits can be compared.
+#![allow(dead_code)]
+
+use h1_conn::{BodyKind, Closing, Config, Error, Event, ServerConn};
+use h1_encode::{Body, DateLine};
+use h1_parse::{Method, Version};
+
+/// An event, owned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ev {
+    Head {
+        method: Vec<u8>,
+        target: Vec<u8>,
+        version: Version,
+        fields: Vec<(Vec<u8>, Vec<u8>)>,
+        body: BodyKind,
+        expect_continue: bool,
+        upgrade: bool,
+        persistent: bool,
+    },
+    /// Consecutive `Data` events, joined.
+    Data(Vec<u8>),
+    Trailers(Vec<(Vec<u8>, Vec<u8>)>),
+    End,
+    Error(Error),
+    Switch(Vec<u8>),
+    Closed,
+}
+
+/// What a run saw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub(crate) events: Vec<Ev>,
+    /// Every byte the connection wrote.
+    pub(crate) out: Vec<u8>,
+    pub(crate) closing: Closing,
+    /// Statuses the policy answered (not the connection's own error answers).
+    pub(crate) answered: Vec<u16>,
+}
+
+impl Run {
+    /// Requests whose `End` was seen.
+    pub(crate) fn complete(&self) -> usize {
+        self.events.iter().filter(|e| **e == Ev::End).count()
+    }
+
+    /// The body of the first request.
+    pub(crate) fn first_body(&self) -> Vec<u8> {
+        let mut body = Vec::new();
+        for e in &self.events {
+            match e {
+                Ev::Data(d) => body.extend_from_slice(d),
+                Ev::End => break,
+                _ => {}
+            }
+        }
+        body
+    }
+
+    pub(crate) fn error(&self) -> Option<Error> {
+        self.events.iter().find_map(|e| match e {
+            Ev::Error(e) => Some(*e),
+            _ => None,
+        })
+    }
+}
+
+/// How the driver answers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Policy {
+    /// Answer 417 to an unknown expectation, 501 to a method the server
+    /// does not implement, and decline upgrades to anything but websocket
+    /// (the server policy the shared vectors assume).
+    pub(crate) server_rules: bool,
+    /// Send `100 Continue` when asked.
+    pub(crate) continue_100: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            server_rules: true,
+            continue_100: true,
+        }
+    }
+}
+
+pub(crate) fn date() -> DateLine {
+    DateLine::new(b"Sun, 06 Nov 1994 08:49:37 GMT").unwrap()
+}
+
+/// Drives a server over `pieces` (each given to `feed` after the previous
+/// ones were processed to `NeedMore`), then EOF.
+pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
+    let mut conn = ServerConn::new(config.clone());
+    conn.set_date(date());
+    let mut run = Run {
+        events: Vec::new(),
+        out: Vec::new(),
+        closing: Closing::Open,
+        answered: Vec::new(),
+    };
+    let mut pending: Option<Pending> = None;
+    let mut next = 0;
+    let mut rest: &[u8] = &[];
+    // Every step either consumes input or reports; the bound only stops a
+    // machine that loops.
+    let budget = 64 + 8 * pieces.iter().map(|p| p.len() + 1).sum::<usize>();
+    let mut steps = 0;
+    loop {
+        steps += 1;
+        assert!(
+            steps < budget,
+            "no progress after {steps} steps: {:?}",
+            run.events
+        );
+        let ev = conn.next_event();
+        match ev {
+            Event::Head(req) => {
+                let recv = conn.received();
+                let fields = conn
+                    .fields()
+                    .expect("fields valid right after the head")
+                    .iter()
+                    .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                    .collect();
+                let method = req.head.method.slice(recv).to_vec();
+                run.events.push(Ev::Head {
+                    method: method.clone(),
+                    target: req.head.target.slice(recv).to_vec(),
+                    version: req.head.version,
+                    fields,
+                    body: req.body,
+                    expect_continue: req.expect_continue,
+                    upgrade: req.upgrade,
+                    persistent: req.persistent,
+                });
+                let websocket = conn
+                    .fields()
+                    .and_then(|f| f.get(b"upgrade"))
+                    .is_some_and(|v| v.eq_ignore_ascii_case(b"websocket"));
+                pending = Some(Pending {
+                    method: req.method(),
+                    expect_other: req.expect_other,
+                    upgrade: req.upgrade && (websocket || !policy.server_rules),
+                });
+                if req.expect_continue
+                    && policy.continue_100
+                    && !matches!(req.body, BodyKind::Empty | BodyKind::Length(0))
+                {
+                    conn.send_continue()
+                        .unwrap_or_else(|e| panic!("100 Continue: {e:?} after {:?}", run.events));
+                }
+            }
+            Event::Data(span) => {
+                let d = span.slice(conn.received()).to_vec();
+                match run.events.last_mut() {
+                    Some(Ev::Data(prev)) => prev.extend_from_slice(&d),
+                    _ => run.events.push(Ev::Data(d)),
+                }
+            }
+            Event::Trailers(n) => {
+                let t: Vec<_> = conn
+                    .trailers()
+                    .expect("trailers valid")
+                    .iter()
+                    .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                    .collect();
+                assert_eq!(t.len(), n);
+                run.events.push(Ev::Trailers(t));
+            }
+            Event::End => {
+                run.events.push(Ev::End);
+                let p = pending.take().expect("End after a head");
+                answer(&mut conn, p, policy, &mut run.answered);
+            }
+            Event::Error(e) => run.events.push(Ev::Error(e)),
+            Event::Switch(span) => {
+                run.events
+                    .push(Ev::Switch(span.slice(conn.received()).to_vec()));
+                break;
+            }
+            Event::Closed => {
+                run.events.push(Ev::Closed);
+                break;
+            }
+            Event::NeedMore | Event::Paused => {
+                run.out.extend_from_slice(conn.out());
+                let n = conn.out().len();
+                conn.written(n);
+                if rest.is_empty() {
+                    if next < pieces.len() {
+                        rest = pieces[next];
+                        next += 1;
+                    } else if conn.is_eof() {
+                        // Nothing more will come and the machine waits:
+                        // only a paused machine may end here.
+                        break;
+                    } else {
+                        conn.eof();
+                        continue;
+                    }
+                }
+                let n = conn.feed(rest);
+                rest = &rest[n..];
+            }
+            other => panic!("unexpected event {other:?}"),
+        }
+    }
+    run.out.extend_from_slice(conn.out());
+    run.closing = conn.closing();
+    run
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    method: Method,
+    expect_other: bool,
+    upgrade: bool,
+}
+
+fn answer(conn: &mut ServerConn, p: Pending, policy: Policy, answered: &mut Vec<u16>) {
+    let status = if policy.server_rules && p.expect_other {
+        417
+    } else if policy.server_rules && p.method == Method::Other {
+        501
+    } else if p.upgrade {
+        101
+    } else {
+        200
+    };
+    answered.push(status);
+    if status >= 400 {
+        conn.close();
+    }
+    match status {
+        101 => {
+            let mut r = conn.respond(101, Body::None).expect("101");
+            r.field(b"Upgrade", b"websocket").unwrap();
+            r.field(b"Connection", b"upgrade").unwrap();
+            r.finish().expect("101 head");
+        }
+        200 if p.method == Method::Connect => {
+            conn.respond(200, Body::None)
+                .expect("2xx to CONNECT")
+                .finish()
+                .expect("tunnel head");
+        }
+        _ => conn
+            .respond_with(status, [("content-type", "text/plain")], b"ok")
+            .expect("answer"),
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+#[derive(Clone, Debug)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in `0..n` (n > 0).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub(crate) fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// `bytes` cut at the given sorted positions.
+pub(crate) fn split_at<'a>(bytes: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for &c in cuts {
+        let c = c.min(bytes.len());
+        if c > from {
+            out.push(&bytes[from..c]);
+            from = c;
+        }
+    }
+    out.push(&bytes[from..]);
+    out
+}
