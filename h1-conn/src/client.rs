@@ -177,11 +177,32 @@ impl ClientConn {
         self.inner.buf.all()
     }
 
+    /// Takes every consumed byte out of the receive buffer as `Bytes`,
+    /// without a copy (`bytes` feature). The spans of the events reported
+    /// so far index the result, so a head (with
+    /// [`h1_headers::SharedHeaders::from_head`]) or body data can outlive
+    /// the buffer; events reported later index [`received`](Self::received)
+    /// again, which now starts at the first unconsumed byte.
+    #[cfg(feature = "bytes")]
+    pub fn freeze(&mut self) -> bytes::Bytes {
+        self.inner.spans_valid = false;
+        let b = self.inner.buf.freeze();
+        let _ = self.inner.buf.take_moved();
+        b
+    }
+
     /// The fields of the last response head, while its spans are valid.
     pub fn fields(&self) -> Option<HeadersView<'_>> {
         let i = &self.inner;
         i.spans_valid
             .then(|| HeadersView::new(i.buf.all(), &i.fields[..i.field_count]))
+    }
+
+    /// The raw field entries of the last response head: spans into
+    /// [`received`](Self::received) (or into the `Bytes` of a `freeze`
+    /// that followed the head).
+    pub fn field_entries(&self) -> &[Entry] {
+        &self.inner.fields[..self.inner.field_count]
     }
 
     /// The trailer fields of the last [`Event::Trailers`], while valid.
@@ -360,7 +381,10 @@ impl OutgoingRequest<'_> {
     pub fn finish(self) -> Result<(), SendError> {
         let head = self.w.finish()?;
         let i = self.inner;
-        let body = head.body.framing() != h1_encode::Framing::Empty;
+        let body = !matches!(
+            head.body.framing(),
+            h1_encode::Framing::Empty | h1_encode::Framing::Length(0)
+        );
         let input = SendInput::Head {
             body,
             close: head.close,

@@ -27,7 +27,9 @@
 //!
 //! - `std` (default): runtime CPU detection in the parser,
 //!   `std::error::Error`.
-//! - `bytes`: nothing yet beyond h1-headers' `SharedHeaders`.
+//! - `bytes`: the receive buffer is a `bytes::BytesMut`, and `freeze()`
+//!   takes the consumed bytes out as `Bytes` without a copy, so heads
+//!   (as h1-headers' `SharedHeaders`) and body data outlive the buffer.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

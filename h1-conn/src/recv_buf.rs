@@ -1,7 +1,20 @@
 //! The receive buffer a connection manages and lends out for reading.
 
-use alloc::vec;
-use alloc::vec::Vec;
+/// With `bytes`, the storage is a `BytesMut`, so consumed bytes can be split
+/// off and frozen without a copy ([`RecvBuf::freeze`]).
+#[cfg(feature = "bytes")]
+type Storage = bytes::BytesMut;
+#[cfg(not(feature = "bytes"))]
+type Storage = alloc::vec::Vec<u8>;
+
+#[cfg(feature = "bytes")]
+fn zeroed(n: usize) -> Storage {
+    bytes::BytesMut::zeroed(n)
+}
+#[cfg(not(feature = "bytes"))]
+fn zeroed(n: usize) -> Storage {
+    alloc::vec![0; n]
+}
 
 /// Received bytes: `[0, pos)` consumed (still readable until the next
 /// read), `[pos, filled)` not yet consumed, `[filled, len)` free. The
@@ -9,7 +22,7 @@ use alloc::vec::Vec;
 /// `unsafe`; it never grows past `limit`.
 #[derive(Debug)]
 pub(crate) struct RecvBuf {
-    buf: Vec<u8>,
+    buf: Storage,
     pos: usize,
     filled: usize,
     limit: usize,
@@ -21,7 +34,7 @@ impl RecvBuf {
     pub(crate) fn new(initial: usize, limit: usize) -> RecvBuf {
         let initial = initial.clamp(1, limit.max(1));
         RecvBuf {
-            buf: vec![0; initial],
+            buf: zeroed(initial),
             pos: 0,
             filled: 0,
             limit: limit.max(initial),
@@ -97,6 +110,23 @@ impl RecvBuf {
             done += n;
         }
         done
+    }
+
+    /// Splits off every consumed byte as `Bytes`, without a copy: spans
+    /// handed out so far index the result. The unconsumed bytes move to
+    /// offset 0.
+    #[cfg(feature = "bytes")]
+    pub(crate) fn freeze(&mut self) -> bytes::Bytes {
+        let taken = self.buf.split_to(self.pos).freeze();
+        self.filled -= self.pos;
+        self.pos = 0;
+        self.moved = true;
+        // Keep the free part at least as large as the initial size.
+        if self.buf.len() < self.limit.min(taken.len() + self.buf.len()) {
+            let len = self.buf.len();
+            self.buf.resize(len + taken.len().min(self.limit - len), 0);
+        }
+        taken
     }
 
     /// Whether bytes moved (invalidating spans) since the last call.

@@ -289,11 +289,32 @@ impl ServerConn {
         self.inner.buf.all()
     }
 
+    /// Takes every consumed byte out of the receive buffer as `Bytes`,
+    /// without a copy (`bytes` feature). The spans of the events reported
+    /// so far index the result, so a head (with
+    /// [`h1_headers::SharedHeaders::from_head`]) or body data can outlive
+    /// the buffer; events reported later index [`received`](Self::received)
+    /// again, which now starts at the first unconsumed byte.
+    #[cfg(feature = "bytes")]
+    pub fn freeze(&mut self) -> bytes::Bytes {
+        self.inner.spans_valid = false;
+        let b = self.inner.buf.freeze();
+        let _ = self.inner.buf.take_moved();
+        b
+    }
+
     /// The fields of the last request head, while its spans are valid.
     pub fn fields(&self) -> Option<HeadersView<'_>> {
         let i = &self.inner;
         i.spans_valid
             .then(|| HeadersView::new(i.buf.all(), &i.fields[..i.field_count]))
+    }
+
+    /// The raw field entries of the last request head: spans into
+    /// [`received`](Self::received) (or into the `Bytes` of a `freeze`
+    /// that followed the head).
+    pub fn field_entries(&self) -> &[Entry] {
+        &self.inner.fields[..self.inner.field_count]
     }
 
     /// The trailer fields of the last [`Event::Trailers`], while valid.
@@ -306,7 +327,7 @@ impl ServerConn {
     /// The next event. Never blocks and never reads: see [`Event`].
     pub fn next_event(&mut self) -> Event<Request> {
         self.settle();
-        let event = self.inner.next_event();
+        let event = self.inner.next_event(self.out.len());
         self.settle();
         event
     }
@@ -559,7 +580,7 @@ impl OutgoingResponse<'_> {
     pub fn finish(self) -> Result<(), SendError> {
         let head = self.w.finish()?;
         let i = self.inner;
-        if self.status < 200 {
+        if self.status < 200 && !self.switch {
             if self.status == 100 {
                 if let Some(s) = i.slots.front_mut() {
                     s.continue_sent = true;
@@ -571,7 +592,11 @@ impl OutgoingResponse<'_> {
                 .ok_or(SendError::InProgress)?;
             return Ok(());
         }
-        let body = head.body.framing() != h1_encode::Framing::Empty;
+        // `Content-Length: 0` has no body to write either.
+        let body = !matches!(
+            head.body.framing(),
+            h1_encode::Framing::Empty | h1_encode::Framing::Length(0)
+        );
         let input = SendInput::Head {
             body: body && !self.switch,
             close: head.close,
@@ -664,8 +689,9 @@ impl Inner {
         }
     }
 
-    fn next_event(&mut self) -> Event<Request> {
+    fn next_event(&mut self, buffered: usize) -> Event<Request> {
         match self.recv {
+            RecvState::Head if buffered >= self.config.max_buffered_output => Event::Paused,
             RecvState::Head => self.read_head(),
             RecvState::Body => self.read_body(),
             RecvState::AwaitSwitch => Event::Paused,

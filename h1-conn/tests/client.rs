@@ -1,0 +1,228 @@
+//! The client role: responses framed by the request they answer.
+
+use h1_conn::{BodyKind, ClientConn, Closing, Config, Error, Event, SendError};
+use h1_encode::Body;
+
+fn body_of(conn: &mut ClientConn) -> (Vec<u8>, Event<h1_conn::Response>) {
+    let mut body = Vec::new();
+    loop {
+        match conn.next_event() {
+            Event::Data(s) => body.extend_from_slice(s.slice(conn.received())),
+            Event::Trailers(_) => {}
+            e => return (body, e),
+        }
+    }
+}
+
+fn get(conn: &mut ClientConn, method: &[u8]) {
+    conn.request(method, b"/", Some(b"h"), Body::None)
+        .unwrap()
+        .finish()
+        .unwrap();
+}
+
+#[test]
+fn pipelined_responses_in_order_with_every_framing() {
+    let mut conn = ClientConn::default();
+    for m in [&b"GET"[..], b"HEAD", b"GET", b"GET"] {
+        get(&mut conn, m);
+    }
+    assert_eq!(conn.outstanding(), 4);
+    assert_eq!(conn.out().matches_count(), 4);
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc");
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n");
+    conn.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nde\r\n0\r\nX: y\r\n\r\n");
+    conn.feed(b"HTTP/1.1 204 No Content\r\n\r\n");
+    let mut bodies = Vec::new();
+    for _ in 0..4 {
+        let Event::Head(r) = conn.next_event() else {
+            panic!()
+        };
+        assert!(r.persistent);
+        let (b, end) = body_of(&mut conn);
+        assert_eq!(end, Event::End);
+        bodies.push(b);
+    }
+    assert_eq!(bodies, [b"abc".to_vec(), vec![], b"de".to_vec(), vec![]]);
+    assert_eq!(conn.next_event(), Event::NeedMore);
+    assert_eq!(conn.outstanding(), 0);
+}
+
+trait CountRequests {
+    fn matches_count(&self) -> usize;
+}
+impl CountRequests for [u8] {
+    fn matches_count(&self) -> usize {
+        self.windows(9).filter(|w| w == b"HTTP/1.1\r").count()
+    }
+}
+
+#[test]
+fn a_body_without_length_runs_until_close() {
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\n\r\nsome bytes");
+    let Event::Head(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.body, BodyKind::UntilClose);
+    assert!(!r.persistent);
+    let (b, e) = body_of(&mut conn);
+    assert_eq!((b.as_slice(), e), (&b"some bytes"[..], Event::NeedMore));
+    conn.feed(b" more");
+    conn.eof();
+    let (b, e) = body_of(&mut conn);
+    assert_eq!((b.as_slice(), e), (&b" more"[..], Event::End));
+    assert_eq!(conn.next_event(), Event::Closed);
+    assert_eq!(conn.closing(), Closing::Close);
+}
+
+#[test]
+fn interim_responses_are_surfaced_then_the_final_one() {
+    let mut conn = ClientConn::default();
+    conn.request(b"POST", b"/", Some(b"h"), Body::Length(2))
+        .unwrap()
+        .finish()
+        .unwrap();
+    conn.send_data(b"hi").unwrap();
+    conn.send_end().unwrap();
+    conn.feed(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n");
+    let Event::Informational(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.status(), 100);
+    let Event::Informational(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.status(), 103);
+    assert_eq!(conn.fields().unwrap().get(b"link"), Some(&b"</a>"[..]));
+    let Event::Head(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.status(), 201);
+    assert_eq!(conn.next_event(), Event::End);
+}
+
+#[test]
+fn connection_close_ends_reading() {
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\nxHTTP/1.1 200 OK\r\n\r\n");
+    let Event::Head(r) = conn.next_event() else {
+        panic!()
+    };
+    assert!(!r.persistent);
+    assert!(matches!(conn.next_event(), Event::Data(_)));
+    assert_eq!(conn.next_event(), Event::End);
+    assert_eq!(conn.next_event(), Event::Closed);
+}
+
+#[test]
+fn http10_responses_close_unless_keep_alive() {
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n");
+    let Event::Head(r) = conn.next_event() else {
+        panic!()
+    };
+    assert!(!r.persistent);
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n");
+    let Event::Head(r) = conn.next_event() else {
+        panic!()
+    };
+    assert!(r.persistent);
+}
+
+#[test]
+fn switching_needs_a_request_that_asked() {
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n");
+    assert_eq!(conn.next_event(), Event::Error(Error::UnexpectedStatus));
+
+    let mut conn = ClientConn::default();
+    let mut r = conn
+        .request(b"GET", b"/chat", Some(b"h"), Body::None)
+        .unwrap();
+    r.field(b"Connection", b"upgrade").unwrap();
+    r.field(b"Upgrade", b"websocket").unwrap();
+    r.upgrade();
+    r.finish().unwrap();
+    conn.feed(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n\x81\x00");
+    assert!(matches!(conn.next_event(), Event::Head(_)));
+    assert_eq!(conn.next_event(), Event::End);
+    let Event::Switch(rest) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(rest.slice(conn.received()), b"\x81\x00");
+}
+
+#[test]
+fn a_2xx_to_connect_is_a_tunnel() {
+    let mut conn = ClientConn::default();
+    conn.request(
+        b"CONNECT",
+        b"example.com:443",
+        Some(b"example.com:443"),
+        Body::None,
+    )
+    .unwrap()
+    .finish()
+    .unwrap();
+    conn.feed(b"HTTP/1.1 200 Connection Established\r\nContent-Length: 5\r\n\r\n\x16\x03");
+    let Event::Head(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.body, BodyKind::Empty);
+    assert_eq!(conn.next_event(), Event::End);
+    let Event::Switch(rest) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(rest.slice(conn.received()), b"\x16\x03");
+}
+
+#[test]
+fn unsolicited_bytes_and_eof_mid_message_are_errors() {
+    let mut conn = ClientConn::default();
+    conn.feed(b"HTTP/1.1 200 OK\r\n\r\n");
+    assert_eq!(conn.next_event(), Event::Error(Error::UnsolicitedResponse));
+
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab");
+    assert!(matches!(conn.next_event(), Event::Head(_)));
+    assert!(matches!(conn.next_event(), Event::Data(_)));
+    conn.eof();
+    assert_eq!(conn.next_event(), Event::Error(Error::UnexpectedEof));
+}
+
+#[test]
+fn raw_requests_can_be_registered() {
+    let mut conn = ClientConn::default();
+    conn.sent(b"HEAD", false, false, false);
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n");
+    assert!(matches!(conn.next_event(), Event::Head(_)));
+    assert_eq!(conn.next_event(), Event::End);
+}
+
+#[test]
+fn outstanding_requests_are_bounded() {
+    let mut config = Config::default();
+    config.max_unanswered = 2;
+    let mut conn = ClientConn::new(config);
+    get(&mut conn, b"GET");
+    get(&mut conn, b"GET");
+    assert_eq!(
+        conn.request(b"GET", b"/", Some(b"h"), Body::None)
+            .err()
+            .map(|_| ()),
+        Some(())
+    );
+    assert!(matches!(
+        conn.request(b"GET", b"/", Some(b"h"), Body::None),
+        Err(SendError::TooManyOutstanding)
+    ));
+}
