@@ -1,5 +1,5 @@
-//! Proof that `h1-headers`, `h1-parse` and `h1-encode`, without default
-//! features, build
+//! Proof that `h1-headers`, `h1-parse`, `h1-encode` and `h1-conn`, without
+//! default features, build
 //! for a `no_std` target: this crate defines its own `#[panic_handler]` and
 //! `#[global_allocator]`, so if any crate in the graph links `std` the build
 //! fails with
@@ -53,6 +53,28 @@ pub extern "C" fn h1_nostd_encode() -> usize {
     match w.finish() {
         Ok(_) => out.len(),
         Err(_) => 0,
+    }
+}
+
+/// Serves one request through `h1-conn`'s server role and returns the
+/// length of the response (0 on error), so the connection state machine is
+/// linked in too.
+#[no_mangle]
+#[allow(unsafe_code)] // `no_mangle` counts as unsafe code; it only exports the symbol.
+pub extern "C" fn h1_nostd_serve() -> usize {
+    use h1_conn::{Event, ServerConn};
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    loop {
+        match conn.next_event() {
+            Event::Head(_) => {}
+            Event::End => {
+                if conn.respond_with(200, [("a", "b")], b"hi").is_err() {
+                    return 0;
+                }
+            }
+            _ => return conn.out().len(),
+        }
     }
 }
 
