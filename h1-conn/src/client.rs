@@ -70,6 +70,9 @@ struct Inner {
     body: Option<BodyWriter>,
     body_close: bool,
     closing: bool,
+    /// No request may be sent any more: one that closes was sent, or the
+    /// server said it closes (RFC 9112 §9.6).
+    done_sending: bool,
 }
 
 /// The client role of one connection: requests are encoded into its output
@@ -123,11 +126,12 @@ impl ClientConn {
                 trailer_count: 0,
                 spans_valid: false,
                 decoder: BodyDecoder::new(BodyKind::Empty),
-                pending: VecDeque::with_capacity(config.max_unanswered.max(1)),
+                pending: VecDeque::with_capacity(config.max_unanswered.clamp(1, 1024)),
                 current: (true, false),
                 body: None,
                 body_close: false,
                 closing: false,
+                done_sending: false,
                 config,
             },
         }
@@ -266,9 +270,7 @@ impl ClientConn {
             SendState::Body => return Err(SendError::InProgress),
             _ => return Err(SendError::Closed),
         }
-        if i.pending.len() >= i.config.max_unanswered.max(1) {
-            return Err(SendError::TooManyOutstanding);
-        }
+        i.may_send()?;
         let v = match version {
             Version::Http10 => h1_encode::Version::Http10,
             _ => h1_encode::Version::Http11,
@@ -295,14 +297,31 @@ impl ClientConn {
     /// conformance runner sends them), so the response to it is framed
     /// right: its `method`, whether it was HTTP/1.0, whether it asked to
     /// upgrade, and whether it closes the connection.
-    pub fn sent(&mut self, method: &[u8], http10: bool, upgrade: bool, close: bool) {
-        self.inner.pending.push_back(Pending {
+    ///
+    /// Refused as [`request`](Self::request) would be: while a request is
+    /// being sent, after the connection closed or switched, behind a
+    /// request that asked to switch, past the pipelining limit.
+    pub fn sent(
+        &mut self,
+        method: &[u8],
+        http10: bool,
+        upgrade: bool,
+        close: bool,
+    ) -> Result<(), SendError> {
+        let i = &mut self.inner;
+        if i.send == SendState::Body {
+            return Err(SendError::InProgress);
+        }
+        i.may_send()?;
+        i.pending.push_back(Pending {
             head: method == b"HEAD",
             connect: method == b"CONNECT",
             upgrade,
             close,
             http10,
         });
+        i.done_sending |= close;
+        Ok(())
     }
 
     /// Appends body bytes of the request in progress.
@@ -396,11 +415,36 @@ impl OutgoingRequest<'_> {
             i.body = Some(head.body);
         }
         i.pending.push_back(self.pending);
+        i.done_sending |= head.close;
         Ok(())
     }
 }
 
 impl Inner {
+    /// Whether another request may be sent now.
+    fn may_send(&self) -> Result<(), SendError> {
+        if self.done_sending
+            || matches!(
+                self.recv,
+                RecvState::Switched
+                    | RecvState::Closed
+                    | RecvState::Failed
+                    | RecvState::AwaitSwitch
+            )
+        {
+            return Err(SendError::Closed);
+        }
+        // Bytes behind a request that may switch protocols would land in
+        // the new protocol (RFC 9110 §7.8, §9.3.6).
+        if self.pending.iter().any(|p| p.connect || p.upgrade) {
+            return Err(SendError::SwitchPending);
+        }
+        if self.pending.len() >= self.config.max_unanswered.max(1) {
+            return Err(SendError::TooManyOutstanding);
+        }
+        Ok(())
+    }
+
     fn next_event(&mut self) -> Event<Response> {
         match self.recv {
             RecvState::Head => self.read_head(),
@@ -492,6 +536,9 @@ impl Inner {
             && (v11 || f.connection.keep_alive())
             && body != BodyKind::UntilClose;
         self.current = (persistent, switch);
+        // RFC 9112 §9.6: a client that receives "close" MUST cease sending
+        // requests on that connection.
+        self.done_sending |= !persistent;
         self.decoder = BodyDecoder::new(body);
         self.recv = self.recv.next(RecvInput::Head).unwrap_or(RecvState::Failed);
         Event::Head(Response {

@@ -17,6 +17,11 @@ pub enum Error {
     /// The chunk extensions of one body passed
     /// [`Config::max_chunk_ext_len`](crate::Config::max_chunk_ext_len) bytes (400).
     ChunkExtensionsTooLong,
+    /// A CONNECT request with content (`Transfer-Encoding`, or a non-zero
+    /// `Content-Length`): RFC 9110 §9.3.6 gives CONNECT no content, so the
+    /// bytes after the head would be tunnel data to one reader and a body
+    /// to another (400).
+    ContentInConnect,
     /// The peer closed its side in the middle of a message (RFC 9112 §8:
     /// an incomplete message is not processed as a whole one). Nothing is
     /// answered: the peer has stopped sending, and a request it never
@@ -63,6 +68,7 @@ impl fmt::Display for Error {
             Error::ChunkExtensionsTooLong => {
                 f.write_str("chunk extensions longer than the configured limit")
             }
+            Error::ContentInConnect => f.write_str("CONNECT request with content"),
             Error::UnexpectedEof => f.write_str("connection closed in the middle of a message"),
             Error::UnsolicitedResponse => f.write_str("response without a request"),
             Error::UnexpectedStatus => f.write_str("status that cannot answer the request"),
@@ -95,6 +101,10 @@ pub enum SendError {
     /// The connection is closing or closed (or has switched protocols):
     /// nothing more can be sent.
     Closed,
+    /// Client role: a request that may switch protocols (CONNECT, or one
+    /// marked as asking to upgrade) waits for its answer; bytes sent behind
+    /// it would belong to the new protocol.
+    SwitchPending,
     /// Client role: more requests outstanding than
     /// [`Config::max_unanswered`](crate::Config::max_unanswered).
     TooManyOutstanding,
@@ -116,6 +126,7 @@ impl fmt::Display for SendError {
             SendError::NotExpected => f.write_str("100 Continue not expected"),
             SendError::NotUpgradable => f.write_str("101 to a request that did not ask to upgrade"),
             SendError::Closed => f.write_str("the connection is closing"),
+            SendError::SwitchPending => f.write_str("a request that may switch protocols waits"),
             SendError::TooManyOutstanding => f.write_str("too many requests outstanding"),
         }
     }

@@ -45,7 +45,10 @@ pub enum Event<H> {
     Switch(Span),
     /// The peer sent something that cannot be processed. The server role
     /// answers it itself (the error's status, `Connection: close`) once the
-    /// responses owed before it are done; then the connection closes.
+    /// responses owed before it are done; then the connection closes. When
+    /// the failed request's own response is already under way, it cannot
+    /// be answered twice: finish that response; the connection closes
+    /// after it.
     Error(Error),
     /// No further message will come and nothing is owed: write `out()`,
     /// then close as `closing()` says.

@@ -52,7 +52,7 @@ pub use client::{ClientConn, OutgoingRequest, Response};
 pub use config::Config;
 pub use error::{Error, SendError};
 pub use event::Event;
-pub use server::{OutgoingResponse, Request, ServerConn};
+pub use server::{OutgoingResponse, Request, Sent, ServerConn};
 
 use core::time::Duration;
 

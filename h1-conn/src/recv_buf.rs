@@ -32,7 +32,9 @@ pub(crate) struct RecvBuf {
 
 impl RecvBuf {
     pub(crate) fn new(initial: usize, limit: usize) -> RecvBuf {
-        let initial = initial.clamp(1, limit.max(1));
+        // A huge initial size ("as large as it takes") starts at 1 MiB and
+        // grows as needed.
+        let initial = initial.clamp(1, limit.clamp(1, 1 << 20));
         RecvBuf {
             buf: zeroed(initial),
             pos: 0,
@@ -93,7 +95,7 @@ impl RecvBuf {
 
     /// Marks `n` bytes of the free part as received.
     pub(crate) fn fill(&mut self, n: usize) {
-        self.filled = (self.filled + n).min(self.buf.len());
+        self.filled = self.filled.saturating_add(n).min(self.buf.len());
     }
 
     /// Copies as much of `data` as fits; returns how much.

@@ -101,8 +101,11 @@ struct Inner {
     field_count: usize,
     trailers: Vec<Entry>,
     trailer_count: usize,
-    /// Spans of the last head / trailers still point at their bytes.
-    spans_valid: bool,
+    /// The spans of the last head still point at their bytes.
+    fields_valid: bool,
+    /// The spans of the last trailer section still point at their bytes
+    /// (false again once a new head arrives).
+    trailers_valid: bool,
     decoder: BodyDecoder,
     slots: VecDeque<Slot>,
     /// The body writer of the response in progress.
@@ -114,6 +117,9 @@ struct Inner {
     closing: bool,
     /// The request being received: persistent, asks to switch.
     reading: (bool, bool),
+    /// The answer to the request being received, when it asked to switch
+    /// and was answered before its end was reported: switched or not.
+    decided: Option<bool>,
 }
 
 /// The server role of one connection: fed received bytes, it yields
@@ -202,9 +208,11 @@ impl ServerConn {
     /// per request after that once the output buffer has grown.
     pub fn new(config: Config) -> ServerConn {
         let storage = config.parse.max_fields.clamp(1, 4096);
-        let depth = config.max_unanswered.max(1);
+        // The queue grows on demand past this; a huge depth ("no limit")
+        // must not reserve it up front.
+        let depth = config.max_unanswered.clamp(1, 1024);
         ServerConn {
-            out: Vec::with_capacity(config.read_buf_len.max(512)),
+            out: Vec::with_capacity(config.read_buf_len.clamp(512, 64 * 1024)),
             inner: Inner {
                 buf: RecvBuf::new(config.read_buf_len, buf_limit(&config)),
                 parser: HeadParser::new(config.parse.clone()),
@@ -215,7 +223,8 @@ impl ServerConn {
                 field_count: 0,
                 trailers: vec![Entry::EMPTY; storage],
                 trailer_count: 0,
-                spans_valid: false,
+                fields_valid: false,
+                trailers_valid: false,
                 decoder: BodyDecoder::new(BodyKind::Empty),
                 slots: VecDeque::with_capacity(depth + 1),
                 body: None,
@@ -223,6 +232,7 @@ impl ServerConn {
                 date: None,
                 closing: false,
                 reading: (false, false),
+                decided: None,
                 config,
             },
         }
@@ -253,7 +263,7 @@ impl ServerConn {
     pub fn read_buf(&mut self) -> &mut [u8] {
         self.inner.buf.make_room();
         if self.inner.buf.take_moved() {
-            self.inner.spans_valid = false;
+            self.inner.invalidate_spans();
         }
         self.inner.buf.free()
     }
@@ -269,7 +279,7 @@ impl ServerConn {
     pub fn feed(&mut self, data: &[u8]) -> usize {
         let n = self.inner.buf.feed(data);
         if self.inner.buf.take_moved() {
-            self.inner.spans_valid = false;
+            self.inner.invalidate_spans();
         }
         n
     }
@@ -297,7 +307,7 @@ impl ServerConn {
     /// again, which now starts at the first unconsumed byte.
     #[cfg(feature = "bytes")]
     pub fn freeze(&mut self) -> bytes::Bytes {
-        self.inner.spans_valid = false;
+        self.inner.invalidate_spans();
         let b = self.inner.buf.freeze();
         let _ = self.inner.buf.take_moved();
         b
@@ -306,7 +316,7 @@ impl ServerConn {
     /// The fields of the last request head, while its spans are valid.
     pub fn fields(&self) -> Option<HeadersView<'_>> {
         let i = &self.inner;
-        i.spans_valid
+        i.fields_valid
             .then(|| HeadersView::new(i.buf.all(), &i.fields[..i.field_count]))
     }
 
@@ -320,7 +330,7 @@ impl ServerConn {
     /// The trailer fields of the last [`Event::Trailers`], while valid.
     pub fn trailers(&self) -> Option<HeadersView<'_>> {
         let i = &self.inner;
-        i.spans_valid
+        i.trailers_valid
             .then(|| HeadersView::new(i.buf.all(), &i.trailers[..i.trailer_count]))
     }
 
@@ -360,10 +370,19 @@ impl ServerConn {
         self.inner.date = Some(date);
     }
 
-    /// Asks to close: the response in progress, or the next one started,
-    /// carries `Connection: close`; no request after it is read.
+    /// Asks to close: no further request is read, and the last response
+    /// owed carries `Connection: close` (a response already under way is
+    /// the last: the connection closes after it, although its head, already
+    /// written, could not say so).
     pub fn close(&mut self) {
-        self.inner.closing = true;
+        let i = &mut self.inner;
+        i.closing = true;
+        if i.send == SendState::Body && i.slots.len() <= 1 {
+            i.body_close = true;
+        }
+        if i.recv == RecvState::Head {
+            i.recv = i.recv.next(RecvInput::Close).unwrap_or(RecvState::Failed);
+        }
     }
 
     /// Starts the response to the oldest unanswered request.
@@ -378,10 +397,12 @@ impl ServerConn {
     /// writes; `101` needs a request that asked to upgrade and whose body
     /// has arrived, as does a 2xx to CONNECT, and both switch protocols;
     /// a `101` to a request that also expected `100-continue` is preceded
-    /// by the `100` if it was not sent (RFC 9110 §7.8).
+    /// by the `100` if it was not sent (RFC 9110 §7.8; that `100` stays in
+    /// the output even if the `101` is then dropped: it is a valid interim
+    /// response to the request either way).
     pub fn respond(&mut self, status: u16, body: Body) -> Result<OutgoingResponse<'_>, SendError> {
         self.settle();
-        let (ex, switch) = self.inner.exchange(status)?;
+        let (ex, switch, asked) = self.inner.exchange(status)?;
         if status == 101 {
             // RFC 9110 §7.8: a server that received both Upgrade and
             // `Expect: 100-continue` MUST send 100 before 101.
@@ -405,8 +426,8 @@ impl ServerConn {
             w,
             inner: &mut self.inner,
             status,
-            close: ex.close,
             switch,
+            asked,
         })
     }
 
@@ -424,15 +445,16 @@ impl ServerConn {
         N: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
-        let stated = if body.is_empty() && matches!(status, 204 | 304) || status < 200 {
+        let tunnel =
+            self.inner.slots.front().is_some_and(|s| s.connect) && (200..300).contains(&status);
+        let stated = if body.is_empty() && (matches!(status, 204 | 304) || tunnel) || status < 200 {
             Body::None
         } else {
             Body::Length(body.len() as u64)
         };
         let mut r = self.respond(status, stated)?;
         r.fields(fields)?;
-        r.finish()?;
-        if self.inner.send == SendState::Body {
+        if r.finish()?.body {
             self.send_data(body)?;
             self.send_end()?;
         }
@@ -449,7 +471,7 @@ impl ServerConn {
             Some(_) => return Err(SendError::NotExpected),
             None => return Err(SendError::NoRequest),
         }
-        self.respond(100, Body::None)?.finish()
+        self.respond(100, Body::None)?.finish().map(|_| ())
     }
 
     /// Appends body bytes of the response in progress.
@@ -546,8 +568,9 @@ pub struct OutgoingResponse<'c> {
     w: ResponseWriter<'c, Vec<u8>>,
     inner: &'c mut Inner,
     status: u16,
-    close: bool,
     switch: bool,
+    /// The request asked to switch (Upgrade, CONNECT).
+    asked: bool,
 }
 
 impl core::fmt::Debug for OutgoingResponse<'_> {
@@ -569,15 +592,23 @@ impl DerefMut for OutgoingResponse<'_> {
     }
 }
 
-impl OutgoingResponse<'_> {
-    /// Whether the connection closes after this response.
-    pub fn closes(&self) -> bool {
-        self.close
-    }
+/// What a finished head decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Sent {
+    /// Body bytes follow: write them with `send_data` and end them with
+    /// `send_end` (false for HEAD, 1xx, 204, 304, `Content-Length: 0`, a
+    /// switch).
+    pub body: bool,
+    /// The connection closes after this message (the head says
+    /// `Connection: close`, or the body is delimited by the close).
+    pub close: bool,
+}
 
-    /// Ends the head. When the response has a body, write it with
+impl OutgoingResponse<'_> {
+    /// Ends the head. When [`Sent::body`], write the body with
     /// [`ServerConn::send_data`] and end it with [`ServerConn::send_end`].
-    pub fn finish(self) -> Result<(), SendError> {
+    pub fn finish(self) -> Result<Sent, SendError> {
         let head = self.w.finish()?;
         let i = self.inner;
         if self.status < 200 && !self.switch {
@@ -590,7 +621,10 @@ impl OutgoingResponse<'_> {
                 .send
                 .next(SendInput::Interim)
                 .ok_or(SendError::InProgress)?;
-            return Ok(());
+            return Ok(Sent {
+                body: false,
+                close: false,
+            });
         }
         // `Content-Length: 0` has no body to write either.
         let body = !matches!(
@@ -604,19 +638,32 @@ impl OutgoingResponse<'_> {
         };
         i.send = i.send.next(input).ok_or(SendError::InProgress)?;
         i.body_close = head.close;
-        if i.send == SendState::Body {
+        if head.close {
+            // RFC 9112 §9.6: after a response that closes, no further
+            // request is processed; stop reading now, not when it ends.
+            i.closing = true;
+            if i.recv == RecvState::Head {
+                i.recv = i.recv.next(RecvInput::Close).unwrap_or(RecvState::Failed);
+            }
+        }
+        let sent = Sent {
+            body: i.send == SendState::Body,
+            close: head.close,
+        };
+        if sent.body {
             i.body = Some(head.body);
         } else {
-            i.response_done(head.close, self.switch);
+            i.response_done(head.close, self.switch, self.asked);
         }
-        Ok(())
+        Ok(sent)
     }
 }
 
 impl Inner {
     /// The encoder's facts for a response with `status` to the oldest
-    /// unanswered request, and whether it switches protocols.
-    fn exchange(&self, status: u16) -> Result<(Exchange, bool), SendError> {
+    /// unanswered request, whether it switches protocols, and whether the
+    /// request asked to.
+    fn exchange(&self, status: u16) -> Result<(Exchange, bool, bool), SendError> {
         match self.send {
             SendState::Idle => {}
             SendState::Body => return Err(SendError::InProgress),
@@ -626,29 +673,30 @@ impl Inner {
             Some(s) if s.error.is_none() => s,
             _ => return Err(SendError::NoRequest),
         };
-        let switch = status == 101 || (slot.connect && (200..300).contains(&status));
         if status == 101 && !slot.upgrade {
             return Err(SendError::NotUpgradable);
         }
-        if switch && self.recv != RecvState::AwaitSwitch {
-            // The body of the request has not all arrived (or this is not
-            // the request the reader waits on).
-            return Err(SendError::NotUpgradable);
-        }
+        let switch = status == 101 || (slot.connect && (200..300).contains(&status));
         // The body has arrived when its end was reported, or when the
         // decoder has all of it and `End` is merely not reported yet.
-        let body_done = slot.body_done
-            || (self.slots.len() == 1 && self.recv == RecvState::Body && self.decoder.is_done());
+        let reading_it = self.slots.len() == 1 && self.recv == RecvState::Body;
+        let body_done = slot.body_done || (reading_it && self.decoder.is_done());
+        if switch && !body_done {
+            // The switch takes effect after the request (RFC 9110 §7.8).
+            return Err(SendError::NotUpgradable);
+        }
         if status == 100 && (!slot.expect || slot.continue_sent || body_done) {
             return Err(SendError::NotExpected);
         }
-        let close = !switch && (!slot.persistent || self.closing || !body_done);
+        // `close()` puts `Connection: close` on the last response owed.
+        let last = self.closing && self.slots.len() == 1;
+        let close = !switch && (!slot.persistent || !body_done || last);
         let ex = Exchange::new(slot.version)
             .head(slot.head)
             .connect(slot.connect)
             .close(close)
             .clock(self.date.is_some());
-        Ok((ex, switch))
+        Ok((ex, switch, slot.upgrade || slot.connect))
     }
 
     fn body_ended(&mut self) {
@@ -658,25 +706,39 @@ impl Inner {
             .send
             .next(SendInput::End { close })
             .unwrap_or(SendState::Closed);
-        self.response_done(close, false);
+        // A response with a body never switches: for a request that asked,
+        // it declines.
+        let asked = self.slots.front().is_some_and(|s| s.upgrade || s.connect);
+        self.response_done(close, false, asked);
     }
 
-    /// The final response to the oldest request is complete.
-    fn response_done(&mut self, close: bool, switched: bool) {
+    /// The final response to the oldest request is complete. `asked`: that
+    /// request asked to switch, so this response decided the switch.
+    fn response_done(&mut self, close: bool, switched: bool, asked: bool) {
         self.slots.pop_front();
+        if asked {
+            match self.recv {
+                // The reader waits on this very request.
+                RecvState::AwaitSwitch => {
+                    self.recv = self
+                        .recv
+                        .next(RecvInput::SwitchDecided { switched })
+                        .unwrap_or(RecvState::Failed);
+                    if !switched && (!self.reading.0 || self.closing) {
+                        self.recv = self
+                            .recv
+                            .next(RecvInput::Close)
+                            .unwrap_or(RecvState::Failed);
+                    }
+                }
+                // Answered before its end was reported: `End` applies it.
+                RecvState::Body => self.decided = Some(switched),
+                _ => {}
+            }
+        }
         if switched {
-            self.recv = self
-                .recv
-                .next(RecvInput::SwitchDecided { switched: true })
-                .unwrap_or(RecvState::Failed);
             self.slots.clear();
             return;
-        }
-        if self.recv == RecvState::AwaitSwitch {
-            self.recv = self
-                .recv
-                .next(RecvInput::SwitchDecided { switched: false })
-                .unwrap_or(RecvState::Failed);
         }
         if close {
             self.recv = self
@@ -689,9 +751,16 @@ impl Inner {
         }
     }
 
+    fn invalidate_spans(&mut self) {
+        self.fields_valid = false;
+        self.trailers_valid = false;
+    }
+
     fn next_event(&mut self, buffered: usize) -> Event<Request> {
         match self.recv {
-            RecvState::Head if buffered >= self.config.max_buffered_output => Event::Paused,
+            RecvState::Head if buffered > 0 && buffered >= self.config.max_buffered_output => {
+                Event::Paused
+            }
             RecvState::Head => self.read_head(),
             RecvState::Body => self.read_body(),
             RecvState::AwaitSwitch => Event::Paused,
@@ -742,7 +811,9 @@ impl Inner {
         };
         self.buf.consume(head.len);
         self.field_count = head.field_count;
-        self.spans_valid = true;
+        self.fields_valid = true;
+        self.trailer_count = 0;
+        self.trailers_valid = false;
 
         let f = &head.framing;
         let v11 = head.version == Version::Http11;
@@ -757,6 +828,15 @@ impl Inner {
                 return self.fail(Error::BodyTooLarge);
             }
         }
+        // RFC 9110 §9.3.6: a CONNECT request has no content; what follows
+        // its head is the tunnel's. Framing one would make this server and
+        // a peer that follows the RFC disagree about where the tunnel
+        // starts.
+        if head.method_kind == Method::Connect
+            && !matches!(body, BodyKind::Empty | BodyKind::Length(0))
+        {
+            return self.fail(Error::ContentInConnect);
+        }
         let request = Request {
             head,
             body,
@@ -766,6 +846,7 @@ impl Inner {
             persistent,
         };
         self.decoder = BodyDecoder::new(body);
+        self.decided = None;
         self.reading = (
             persistent,
             request.upgrade || head.method_kind == Method::Connect,
@@ -829,7 +910,7 @@ impl Inner {
                     }
                 }
                 self.trailer_count = n;
-                self.spans_valid = true;
+                self.trailers_valid = true;
                 Event::Trailers(n)
             }
             Decoded::NeedMore => Event::NeedMore,
@@ -839,12 +920,19 @@ impl Inner {
                 if let Some(slot) = self.slots.back_mut() {
                     slot.body_done = true;
                 }
-                let (persistent, switch) = self.reading;
+                let (persistent, asked) = self.reading;
+                let decided = self.decided.take();
                 let input = RecvInput::End {
                     persistent: persistent && !self.closing,
-                    switch,
+                    switch: asked && decided != Some(false),
                 };
                 self.recv = self.recv.next(input).unwrap_or(RecvState::Failed);
+                if decided == Some(true) {
+                    self.recv = self
+                        .recv
+                        .next(RecvInput::SwitchDecided { switched: true })
+                        .unwrap_or(RecvState::Failed);
+                }
                 Event::End
             }
         }

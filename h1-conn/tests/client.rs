@@ -202,7 +202,7 @@ fn unsolicited_bytes_and_eof_mid_message_are_errors() {
 #[test]
 fn raw_requests_can_be_registered() {
     let mut conn = ClientConn::default();
-    conn.sent(b"HEAD", false, false, false);
+    conn.sent(b"HEAD", false, false, false).unwrap();
     conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n");
     assert!(matches!(conn.next_event(), Event::Head(_)));
     assert_eq!(conn.next_event(), Event::End);

@@ -66,9 +66,8 @@ fn a_final_status_before_the_body_closes_the_connection() {
         b"PUT /big HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n",
     );
     head(&mut conn);
-    let r = conn.respond(413, Body::None).unwrap();
-    assert!(r.closes());
-    r.finish().unwrap();
+    let sent = conn.respond(413, Body::None).unwrap().finish().unwrap();
+    assert!(sent.close && !sent.body);
     let out = take_out(&mut conn);
     assert!(out.contains("Connection: close\r\n"), "{out}");
     assert_eq!(conn.next_event(), Event::Closed);

@@ -178,8 +178,14 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
             }
             Event::Error(e) => run.events.push(Ev::Error(e)),
             Event::Switch(span) => {
-                run.events
-                    .push(Ev::Switch(span.slice(conn.received()).to_vec()));
+                // The new protocol's stream: what was received after the
+                // message, then everything not fed yet.
+                let mut rest_of_stream = span.slice(conn.received()).to_vec();
+                rest_of_stream.extend_from_slice(rest);
+                for p in &pieces[next..] {
+                    rest_of_stream.extend_from_slice(p);
+                }
+                run.events.push(Ev::Switch(rest_of_stream));
                 break;
             }
             Event::Closed => {
