@@ -426,3 +426,36 @@ fn body_kinds_follow_rfc9112_section_6_3() {
         assert_eq!(head(&mut conn).body, want);
     }
 }
+
+#[test]
+fn connect_with_content_is_refused() {
+    // RFC 9110 §9.3.6: CONNECT has no content; a body would put the tunnel's
+    // start somewhere else for this server than for a peer that follows it.
+    for raw in [
+        &b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\nContent-Length: 5\r\n\r\nhello"[..],
+        b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ] {
+        let mut conn = ServerConn::default();
+        conn.feed(raw);
+        assert_eq!(conn.next_event(), Event::Error(Error::ContentInConnect));
+        assert!(take_out(&mut conn).starts_with("HTTP/1.1 400 "));
+    }
+    let mut conn = ServerConn::default();
+    conn.feed(b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\nContent-Length: 0\r\n\r\n");
+    head(&mut conn);
+}
+
+#[test]
+fn close_during_a_response_body_ends_after_it() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), Event::End);
+    let sent = conn.respond(200, Body::Streamed).unwrap().finish().unwrap();
+    assert!(sent.body && !sent.close);
+    conn.close();
+    conn.send_data(b"x").unwrap();
+    conn.send_end().unwrap();
+    assert_eq!(conn.next_event(), Event::Closed, "/2 is never read");
+    assert!(matches!(conn.closing(), Closing::Linger { .. }));
+}
