@@ -226,3 +226,28 @@ fn outstanding_requests_are_bounded() {
         Err(SendError::TooManyOutstanding)
     ));
 }
+
+#[test]
+fn no_request_after_one_that_closes() {
+    let mut conn = ClientConn::default();
+    conn.close();
+    get(&mut conn, b"GET");
+    assert!(conn
+        .out()
+        .windows(19)
+        .any(|w| w == b"Connection: close\r\n"));
+    assert!(matches!(
+        conn.request(b"GET", b"/", Some(b"h"), Body::None),
+        Err(SendError::Closed)
+    ));
+    // The server says it closes: no request may follow, even before the
+    // response ends (RFC 9112 §9.6).
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nab");
+    assert!(matches!(conn.next_event(), Event::Head(_)));
+    assert!(matches!(
+        conn.request(b"GET", b"/", Some(b"h"), Body::None),
+        Err(SendError::Closed)
+    ));
+}

@@ -457,5 +457,48 @@ fn close_during_a_response_body_ends_after_it() {
     conn.send_data(b"x").unwrap();
     conn.send_end().unwrap();
     assert_eq!(conn.next_event(), Event::Closed, "/2 is never read");
+    assert_eq!(conn.send_state(), SendState::Closed);
     assert!(matches!(conn.closing(), Closing::Linger { .. }));
+}
+
+#[test]
+fn answering_after_the_last_body_byte_keeps_the_connection() {
+    // The body is all in, only `End` is not reported yet: nothing is left
+    // unread, so the response need not close (and a switch is allowed).
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabcGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), Event::Data(_)));
+    let sent = conn.respond(200, Body::None).unwrap().finish().unwrap();
+    assert!(!sent.close);
+    assert_eq!(conn.next_event(), Event::End);
+    assert!(matches!(conn.next_event(), Event::Head(_)));
+
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST /chat HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nContent-Length: 2\r\n\r\nhi\x81");
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), Event::Data(_)));
+    let mut r = conn
+        .respond(101, Body::None)
+        .expect("the body is in: 101 allowed");
+    r.field(b"Upgrade", b"websocket").unwrap();
+    r.finish().unwrap();
+    assert_eq!(conn.next_event(), Event::End);
+    let Event::Switch(rest) = conn.next_event() else {
+        panic!("switch")
+    };
+    assert_eq!(rest.slice(conn.received()), b"\x81");
+}
+
+#[test]
+fn trailers_belong_to_their_request() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-Sig: 1\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), Event::Trailers(1));
+    assert!(conn.trailers().is_some());
+    assert_eq!(conn.next_event(), Event::End);
+    conn.respond_with(200, [("a", "b")], b"").unwrap();
+    head(&mut conn);
+    assert!(conn.trailers().is_none(), "the first request's trailers");
 }
