@@ -16,6 +16,15 @@ Derived seeds:
   parse_trailers    what follows the last chunk of each chunked vector, and the
                     field lines of every input
   scan_*            every input and every vector
+  server_splits     every input and every vector, and hand-written
+                    connection-level sequences (pipelined bodies, upgrade
+                    and CONNECT with bytes behind, close with bytes behind)
+  body_decoder      the body after the head of every vector with
+                    Transfer-Encoding: chunked ('C' + body) or Content-Length
+                    ('L' + the length as two little-endian bytes + body), and
+                    hand-written bodies ('U' + body: until close)
+  roundtrip         the inputs (any bytes are a structured input for
+                    `arbitrary`) and a few SHA-256 chains
 
 Usage: python3 fuzz/seeds.py [--shared DIR] [--check]
   --check   write nothing; exit 1 if fuzz/corpus/ differs from what would be
@@ -45,6 +54,9 @@ TARGETS = [
     "scan_target",
     "scan_value",
     "scan_head_end",
+    "server_splits",
+    "body_decoder",
+    "roundtrip",
 ]
 
 # Responses: the vectors are all requests, so these cover the status line and
@@ -66,6 +78,36 @@ HAND_RESPONSES = {
     "bad-status": b"HTTP/1.1 20 OK\r\n\r\n",
     "major-2": b"HTTP/2.0 200 OK\r\n\r\n",
     "minor-9": b"HTTP/1.9 200 OK\r\nConnection: keep-alive, Upgrade\r\n\r\n",
+}
+
+# Connection-level sequences the vectors (one message each, mostly) lack.
+HAND_CONN = {
+    "pipelined-bodies": b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+    b"POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b"3;e=1\r\nabc\r\n0\r\nX-Sum: 1\r\n\r\n"
+    b"GET /c HTTP/1.1\r\nHost: x\r\n\r\n",
+    "upgrade-then-bytes": b"GET /chat HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\n"
+    b"Upgrade: websocket\r\n\r\n\x81\x05hello",
+    "connect-then-bytes": b"CONNECT x.example:443 HTTP/1.1\r\nHost: x.example:443\r\n\r\n"
+    b"\x16\x03\x01 tunnel",
+    "close-then-more": b"GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    b"GET /b HTTP/1.1\r\nHost: x\r\n\r\n",
+    "http10-keep-alive": b"GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+    b"GET /b HTTP/1.0\r\n\r\nGET /c HTTP/1.0\r\n\r\n",
+    "expect-continue": b"PUT /a HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+    b"Content-Length: 4\r\n\r\nbody",
+    "head-then-bad": b"HEAD /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\n\r\n",
+    "chunked-cut": b"POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+}
+
+# Bodies for the decoder: the first byte picks the framing.
+HAND_BODIES = {
+    "chunked-trailers": b"C4\r\nWiki\r\n5;a=b\r\npedia\r\n0\r\nX-Sum: 1\r\nX-B: 2\r\n\r\nNEXT",
+    "chunked-empty-trailers": b"C1\r\nx\r\n0\r\n\r\n",
+    "chunked-bad-end": b"C3\r\nabcX\r\n0\r\n\r\n",
+    "length-short": b"L\x0a\x00abc",
+    "length-exact": b"L\x03\x00abcNEXT",
+    "until-close": b"Uany bytes\r\n0\r\n\r\n",
 }
 
 
@@ -150,6 +192,27 @@ def build(shared):
                 add("parse_trailers", f"{name}-trailers", data)
             else:
                 add("parse_chunk_size", f"{name}-chunk{n}", data)
+    for name, raw in raws:
+        add("server_splits", name, raw)
+        end = head_end(raw)
+        if end is None or raw.startswith(b"HTTP/"):
+            continue
+        head = raw[:end].lower()
+        cl = re.search(rb"\ncontent-length:[ \t]*([0-9]+)\r\n", head)
+        if b"chunked" in head:
+            add("body_decoder", f"{name}-chunked", b"C" + raw[end:])
+        elif cl and int(cl.group(1)) < 65536:
+            add("body_decoder", f"{name}-length", b"L" + int(cl.group(1)).to_bytes(2, "little") + raw[end:])
+    for name, raw in HAND_CONN.items():
+        add("server_splits", f"hand-{name}", raw)
+    for name, raw in HAND_BODIES.items():
+        add("body_decoder", f"hand-{name}", raw)
+    for p in inputs:
+        add("roundtrip", f"input-{p.stem}", p.read_bytes())
+    chain = b"h1 roundtrip"
+    for n in range(16):
+        chain = hashlib.sha256(chain).digest()
+        add("roundtrip", f"sha256-{n:02}", b"".join(hashlib.sha256(chain + bytes([i])).digest() for i in range(n + 1)))
     for name, raw in HAND_RESPONSES.items():
         add("parse_response", f"hand-{name}", raw)
         add("parse_trailers", f"hand-{name}", field_lines(raw))

@@ -17,6 +17,17 @@
 //!   available [`Path`] agrees with the scalar twin in
 //!   [`h1_parse::scan::scalar`], at every alignment, and the twin agrees with
 //!   the byte classes of [`h1_headers::chars`].
+//! - [`server_splits`]: an `h1_conn::ServerConn` fed the bytes in one read
+//!   and in pieces (drawn from the input) reports the same events, writes
+//!   the same output and ends in the same `closing()`, never loops, and
+//!   never hands out a span outside `received()`.
+//! - [`body_decoder`]: `h1_conn::BodyDecoder` gives the same data, trailers
+//!   and end (or error) for any split of its input, and never consumes more
+//!   than it was given.
+//! - [`roundtrip`]: what `h1_conn::ClientConn` encodes, a `ServerConn` parses
+//!   back unchanged, and the response the server encodes reaches the client
+//!   unchanged (status, fields, body, trailers), one exchange at a time or
+//!   pipelined.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -812,6 +823,1191 @@ pub fn scan_head_end(data: &[u8]) {
         );
         if got.is_some() {
             break;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// h1-conn: the server role over any split of its input, the body decoder,
+// and encode-then-parse round trips.
+// ---------------------------------------------------------------------------
+
+/// A fixed `Date` line, so output bytes are the same in every run.
+const FIXED_DATE: &[u8] = b"Sun, 06 Nov 1994 08:49:37 GMT";
+
+/// A small deterministic generator (SplitMix64) for split points: the seed
+/// comes from the input, the sequence needs no more of its bytes.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A value in `1..=max`.
+    fn upto(&mut self, max: usize) -> usize {
+        1 + (self.next() % max.max(1) as u64) as usize
+    }
+}
+
+/// How a connection target cuts its input and configures the connection,
+/// drawn (with `arbitrary`) from the last bytes of the data, as [`Knobs`]
+/// are, so the seeds stay plain HTTP.
+#[derive(Arbitrary, Debug, Default)]
+struct ConnKnobs {
+    /// 0: strict defaults; 1: every leniency, default limits; 2 and 3: the
+    /// small limits of `parse`, with the body limits below.
+    profile: u8,
+    parse: Option<Knobs>,
+    max_body_len: u16,
+    max_chunk_ext_len: u16,
+    /// Responses carry a fixed `Date` (else the connection has no clock).
+    date: bool,
+    /// The split: 0 pieces of up to 4 bytes, 1 of up to 32, 2 of up to
+    /// 512, 3 two cuts anywhere.
+    pieces: u8,
+    seed: u64,
+    /// Bit i: piece i goes in through `read_buf`/`filled` (else `feed`).
+    read_buf: u64,
+}
+
+impl ConnKnobs {
+    fn from_data(data: &[u8]) -> ConnKnobs {
+        let tail = &data[data.len().saturating_sub(48)..];
+        ConnKnobs::arbitrary(&mut Unstructured::new(tail)).unwrap_or_default()
+    }
+
+    /// The connection's config. The receive buffer always holds the whole
+    /// input, so "one read" is one read and no piece is refused.
+    fn config(&self, input_len: usize) -> h1_conn::Config {
+        let mut c = h1_conn::Config::default();
+        match (self.profile % 4, &self.parse) {
+            (0, _) | (_, None) => {}
+            (1, _) => c.parse = lenient(),
+            (_, Some(k)) => {
+                c.parse = k.config();
+                c.max_body_len = u64::from(self.max_body_len % 2048);
+                c.max_chunk_ext_len = usize::from(self.max_chunk_ext_len % 512);
+            }
+        }
+        c.read_buf_len = c.read_buf_len.max(input_len + 1);
+        c
+    }
+
+    /// The piece lengths of the split.
+    fn split(&self, len: usize) -> Vec<usize> {
+        let mut rng = SplitMix(self.seed ^ len as u64);
+        let mut pieces = Vec::new();
+        let mut left = len;
+        let max = match self.pieces % 4 {
+            0 => 4,
+            1 => 32,
+            2 => 512,
+            _ => {
+                let a = (rng.next() % (len as u64 + 1)) as usize;
+                let b = (rng.next() % (len as u64 - a as u64 + 1)) as usize;
+                return vec![a, b, len - a - b];
+            }
+        };
+        while left > 0 {
+            let n = rng.upto(max).min(left);
+            pieces.push(n);
+            left -= n;
+        }
+        pieces
+    }
+}
+
+/// A field section copied out of the connection.
+type Fields = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn owned_fields(view: Option<h1_headers::HeadersView<'_>>, count: usize, what: &str) -> Fields {
+    let view = view.unwrap_or_else(|| panic!("{what}: no field view right after the event"));
+    let fields: Fields = view.iter().map(|(n, v)| (n.to_vec(), v.to_vec())).collect();
+    // The view skips entries whose spans fall outside the buffer.
+    assert_eq!(
+        fields.len(),
+        count,
+        "{what}: {count} fields reported, {} inside received()",
+        fields.len()
+    );
+    fields
+}
+
+/// A server event with its bytes copied out: what must not depend on how
+/// the input was split.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ServerEv {
+    Head {
+        method: Vec<u8>,
+        target: Vec<u8>,
+        version: Version,
+        host: Option<Vec<u8>>,
+        fields: Fields,
+        body: h1_conn::BodyKind,
+        flags: [bool; 4],
+    },
+    /// Consecutive `Data` events, coalesced.
+    Data(Vec<u8>),
+    Trailers(Fields),
+    End,
+    Error(h1_conn::Error),
+    /// The bytes handed to the new protocol: the span of the event and every
+    /// byte not yet fed.
+    Switch(Vec<u8>),
+    Closed,
+}
+
+/// What the driver knows of the request being received.
+#[derive(Clone, Copy, Debug, Default)]
+struct ReqInfo {
+    upgrade: bool,
+    connect: bool,
+    expect_other: bool,
+    /// Derived from the target, so every run answers alike.
+    policy: u64,
+    answered: bool,
+}
+
+impl ReqInfo {
+    /// Answered at the head, before the body: a quarter of the requests
+    /// that do not switch protocols.
+    fn early(&self) -> bool {
+        !self.upgrade && !self.connect && self.policy % 8 >= 6
+    }
+}
+
+/// One run of the server role over the input cut into `pieces`: the events
+/// and all output, with the checks that hold for every run.
+#[derive(Debug, PartialEq, Eq)]
+struct ServerRun {
+    events: Vec<ServerEv>,
+    out: Vec<u8>,
+    closing: h1_conn::Closing,
+}
+
+/// How a drain of the events ended.
+enum Stop {
+    NeedMore,
+    Closed,
+    Switched,
+}
+
+struct ServerDriver<'d> {
+    conn: h1_conn::ServerConn,
+    data: &'d [u8],
+    /// Bytes of `data` given to the connection so far.
+    fed: usize,
+    events: Vec<ServerEv>,
+    out: Vec<u8>,
+    req: ReqInfo,
+    /// `next_event` calls left: a loop in the connection runs out of them.
+    budget: usize,
+    failed: bool,
+    label: String,
+}
+
+impl ServerDriver<'_> {
+    fn push(&mut self, ev: ServerEv) {
+        if let (ServerEv::Data(more), Some(ServerEv::Data(have))) = (&ev, self.events.last_mut()) {
+            have.extend_from_slice(more);
+            return;
+        }
+        self.events.push(ev);
+    }
+
+    fn next(&mut self) -> h1_conn::Event<h1_conn::Request> {
+        self.budget = self.budget.checked_sub(1).unwrap_or_else(|| {
+            panic!(
+                "{}: next_event called too often for {} bytes (a loop?); events so far {:?}",
+                self.label,
+                self.data.len(),
+                self.events
+            )
+        });
+        self.conn.next_event()
+    }
+
+    fn take_out(&mut self) {
+        let out = self.conn.out();
+        let n = out.len();
+        self.out.extend_from_slice(out);
+        self.conn.written(n);
+    }
+
+    fn give(&mut self, piece: usize, via_read_buf: bool) {
+        let data = self.data;
+        let bytes = &data[self.fed..self.fed + piece];
+        if via_read_buf {
+            let mut done = 0;
+            while done < bytes.len() {
+                let buf = self.conn.read_buf();
+                let n = buf.len().min(bytes.len() - done);
+                assert!(
+                    n > 0,
+                    "{}: read_buf is empty before the input fits",
+                    self.label
+                );
+                buf[..n].copy_from_slice(&bytes[done..done + n]);
+                self.conn.filled(n);
+                done += n;
+            }
+        } else {
+            let n = self.conn.feed(bytes);
+            assert_eq!(n, bytes.len(), "{}: feed refused bytes", self.label);
+        }
+        self.fed += piece;
+    }
+
+    /// The answer to the request being received, by a policy that depends
+    /// only on the request, so every run writes the same bytes. Every answer
+    /// here is one the connection must accept.
+    fn answer(&mut self) {
+        let req = self.req;
+        self.req.answered = true;
+        let conn = &mut self.conn;
+        let r = if req.upgrade {
+            conn.respond(101, h1_encode::Body::None).and_then(|mut r| {
+                r.field(b"Upgrade", b"websocket")?;
+                r.field(b"Connection", b"upgrade")?;
+                r.finish().map(|_| ())
+            })
+        } else if req.connect {
+            conn.respond_with(200, [("X-Tunnel", "1")], b"")
+        } else if req.expect_other {
+            conn.respond_with(417, [("Content-Type", "text/plain")], b"no")
+        } else {
+            match req.policy % 4 {
+                0 => conn.respond_with(200, [("Content-Type", "text/plain")], b"hello"),
+                1 => conn
+                    .respond(200, h1_encode::Body::Streamed)
+                    .and_then(|mut r| {
+                        r.field(b"Content-Type", b"text/plain")?;
+                        r.finish()
+                    })
+                    .and_then(|sent| {
+                        if !sent.body {
+                            return Ok(());
+                        }
+                        conn.send_data(b"hel")?;
+                        conn.send_data(b"lo")?;
+                        match conn.send_end_with_trailers([("X-Sum", "1")]) {
+                            Err(h1_conn::SendError::Encode(
+                                h1_encode::Error::TrailersNotAllowed,
+                            )) => conn.send_end(),
+                            r => r,
+                        }
+                    }),
+                2 => conn.respond_with(204, [("X-A", "b")], b""),
+                _ => conn.respond_with(404, [("Content-Type", "text/plain")], b"not found"),
+            }
+        };
+        if let Err(e) = r {
+            panic!(
+                "{}: the answer to {req:?} was refused: {e:?}; events so far {:?}",
+                self.label, self.events
+            );
+        }
+    }
+
+    /// Loops over events until the connection needs bytes, closes or
+    /// switches, checking every event.
+    fn drain(&mut self) -> Stop {
+        let mut last: Option<h1_conn::Event<h1_conn::Request>> = None;
+        let label = self.label.clone();
+        loop {
+            let ev = self.next();
+            let received = self.conn.received().len();
+            let in_buf = |s: Span, what: &str| {
+                assert!(
+                    s.end() <= received,
+                    "{label}: {what} span {s:?} past received() ({received} bytes)"
+                );
+            };
+            use h1_conn::Event as E;
+            if self.failed {
+                assert!(
+                    matches!(ev, E::Closed | E::Paused),
+                    "{label}: {ev:?} after an error"
+                );
+            }
+            match ev {
+                E::NeedMore | E::Closed | E::Switch(_) => {
+                    // Waiting events are stable: asked again, the same.
+                    let again = self.next();
+                    assert_eq!(
+                        again, ev,
+                        "{}: a waiting event changed by itself",
+                        self.label
+                    );
+                }
+                E::Paused => {
+                    // Every request is answered at once, so the only reason
+                    // left is the output waiting to be written: write it.
+                    let owed = self.conn.out().len();
+                    assert!(
+                        owed > 0,
+                        "{label}: Paused with nothing owed (unanswered {}, send {:?})",
+                        self.conn.unanswered(),
+                        self.conn.send_state()
+                    );
+                    self.take_out();
+                    last = None;
+                    continue;
+                }
+                _ => assert!(
+                    last != Some(ev),
+                    "{label}: {ev:?} twice in a row without new input"
+                ),
+            }
+            last = Some(ev);
+            match ev {
+                E::Head(req) => {
+                    let h = &req.head;
+                    in_buf(h.method, "method");
+                    in_buf(h.target, "target");
+                    let buf = self.conn.received();
+                    let host = h.framing.host.map(|s| {
+                        in_buf(s, "host");
+                        s.slice(buf).to_vec()
+                    });
+                    let (method, target) =
+                        (h.method.slice(buf).to_vec(), h.target.slice(buf).to_vec());
+                    let fields = owned_fields(self.conn.fields(), h.field_count, &label);
+                    self.req = ReqInfo {
+                        upgrade: req.upgrade,
+                        connect: req.method() == Method::Connect,
+                        expect_other: req.expect_other,
+                        policy: mix(&target, 9),
+                        answered: false,
+                    };
+                    self.push(ServerEv::Head {
+                        method,
+                        target,
+                        version: req.version(),
+                        host,
+                        fields,
+                        body: req.body,
+                        flags: [
+                            req.expect_continue,
+                            req.expect_other,
+                            req.upgrade,
+                            req.persistent,
+                        ],
+                    });
+                    if req.expect_continue && !self.req.early() {
+                        // Allowed or not, the same in every run: the output
+                        // comparison covers it.
+                        let _ = self.conn.send_continue();
+                    }
+                    if self.req.early() {
+                        self.answer();
+                    }
+                }
+                E::Data(span) => {
+                    in_buf(span, "data");
+                    assert!(!span.is_empty(), "{label}: empty Data");
+                    let bytes = span.slice(self.conn.received()).to_vec();
+                    self.push(ServerEv::Data(bytes));
+                }
+                E::Trailers(n) => {
+                    let fields = owned_fields(self.conn.trailers(), n, &label);
+                    self.push(ServerEv::Trailers(fields));
+                }
+                E::End => {
+                    self.push(ServerEv::End);
+                    if !self.req.answered {
+                        self.answer();
+                    }
+                }
+                E::Error(e) => {
+                    self.failed = true;
+                    self.push(ServerEv::Error(e));
+                }
+                E::NeedMore => return Stop::NeedMore,
+                E::Closed => {
+                    assert_ne!(
+                        self.conn.closing(),
+                        h1_conn::Closing::Open,
+                        "{label}: Closed but closing() says Open"
+                    );
+                    self.push(ServerEv::Closed);
+                    return Stop::Closed;
+                }
+                E::Switch(span) => {
+                    in_buf(span, "switch");
+                    assert_eq!(span.end(), received, "{label}: Switch leaves bytes behind");
+                    let mut rest = span.slice(self.conn.received()).to_vec();
+                    rest.extend_from_slice(&self.data[self.fed..]);
+                    self.push(ServerEv::Switch(rest));
+                    return Stop::Switched;
+                }
+                other => panic!("{label}: unexpected event {other:?}"),
+            }
+        }
+    }
+}
+
+/// Feeds `data` to a server connection in `pieces`, answering every request,
+/// then signals the end of input.
+fn server_run(
+    data: &[u8],
+    config: &h1_conn::Config,
+    date: bool,
+    pieces: &[usize],
+    read_buf: u64,
+    label: &str,
+) -> ServerRun {
+    let mut conn = h1_conn::ServerConn::new(config.clone());
+    if date {
+        conn.set_date(h1_encode::DateLine::new(FIXED_DATE).expect("IMF-fixdate"));
+    }
+    let mut d = ServerDriver {
+        conn,
+        data,
+        fed: 0,
+        events: Vec::new(),
+        out: Vec::new(),
+        req: ReqInfo::default(),
+        budget: 3 * data.len() + 4 * pieces.len() + 32,
+        failed: false,
+        label: label.to_string(),
+    };
+    let mut stop = Stop::NeedMore;
+    for (i, &piece) in pieces.iter().enumerate() {
+        d.give(piece, read_buf >> (i % 64) & 1 == 1);
+        stop = d.drain();
+        d.take_out();
+        if !matches!(stop, Stop::NeedMore) {
+            break;
+        }
+    }
+    // The peer's stream ends in every run, also when the connection
+    // stopped reading earlier: `closing()` depends on it (linger or close),
+    // and the one-read run may stop before the split run sees the end.
+    d.conn.eof();
+    if matches!(stop, Stop::NeedMore) {
+        stop = d.drain();
+        d.take_out();
+        assert!(
+            !matches!(stop, Stop::NeedMore),
+            "{label}: NeedMore after the end of input"
+        );
+    }
+    ServerRun {
+        events: d.events,
+        out: d.out,
+        closing: d.conn.closing(),
+    }
+}
+
+/// Target `server_splits`: see the crate docs.
+pub fn server_splits(data: &[u8]) {
+    let knobs = ConnKnobs::from_data(data);
+    let config = knobs.config(data.len());
+    let once = server_run(data, &config, knobs.date, &[data.len()], 0, "one read");
+    let mut splits = vec![("split", knobs.split(data.len()))];
+    if data.len() <= BYTEWISE_MAX {
+        splits.push(("bytewise", vec![1; data.len()]));
+    }
+    for (name, pieces) in splits {
+        let label = format!("{name} {pieces:?}");
+        let split = server_run(data, &config, knobs.date, &pieces, knobs.read_buf, &label);
+        assert_eq!(
+            split.events, once.events,
+            "{label}: events differ from one read"
+        );
+        assert_eq!(
+            split.out.escape_ascii().to_string(),
+            once.out.escape_ascii().to_string(),
+            "{label}: output differs from one read"
+        );
+        assert_eq!(split.closing, once.closing, "{label}: closing() differs");
+    }
+}
+
+/// What a body decoder made of its input.
+#[derive(Debug, PartialEq, Eq)]
+struct Decoding {
+    data: Vec<u8>,
+    trailers: Option<Fields>,
+    /// At the end: how many input bytes the body took; or the error.
+    end: Result<usize, h1_conn::Error>,
+}
+
+/// Decodes `input` given in `pieces` (the unconsumed bytes handed in again
+/// with each new piece, as a connection does), then at the end of input.
+fn decode_run(
+    kind: h1_conn::BodyKind,
+    input: &[u8],
+    pieces: &[usize],
+    config: &h1_conn::Config,
+    storage: usize,
+    label: &str,
+) -> Decoding {
+    use h1_conn::Decoded;
+    let mut dec = h1_conn::BodyDecoder::new(kind);
+    let mut trailers = vec![Entry::EMPTY; storage];
+    let mut out = Decoding {
+        data: Vec::new(),
+        trailers: None,
+        end: Err(h1_conn::Error::UnexpectedEof),
+    };
+    let (mut have, mut pos, mut next_piece, mut eof) = (0usize, 0usize, 0usize, false);
+    let mut budget = 3 * input.len() + 3 * pieces.len() + 16;
+    let mut last = None;
+    loop {
+        budget = budget
+            .checked_sub(1)
+            .unwrap_or_else(|| panic!("{label}: decode called too often (a loop?)"));
+        let buf = &input[pos..have];
+        let r = dec.decode(buf, eof, &mut trailers, config);
+        let (used, what) = match r {
+            Err(e) => {
+                out.end = Err(e);
+                return out;
+            }
+            Ok(r) => r,
+        };
+        assert!(
+            used <= buf.len(),
+            "{label}: consumed {used} of {} bytes",
+            buf.len()
+        );
+        if used == 0 && what != Decoded::NeedMore && what != Decoded::End {
+            assert_ne!(last, Some(what), "{label}: {what:?} twice without progress");
+        }
+        last = Some(what);
+        match what {
+            Decoded::Data(span) => {
+                assert!(
+                    !span.is_empty() && span.end() <= used,
+                    "{label}: data span {span:?} outside the {used} bytes consumed"
+                );
+                out.data.extend_from_slice(span.slice(buf));
+            }
+            Decoded::Trailers(n) => {
+                assert!(
+                    n <= storage,
+                    "{label}: {n} trailers in storage for {storage}"
+                );
+                assert!(out.trailers.is_none(), "{label}: two trailer sections");
+                let fields = trailers[..n]
+                    .iter()
+                    .map(|e| {
+                        assert!(
+                            e.name.end() <= used && e.value.end() <= used,
+                            "{label}: trailer {e:?} outside the {used} bytes consumed"
+                        );
+                        (e.name.slice(buf).to_vec(), e.value.slice(buf).to_vec())
+                    })
+                    .collect();
+                out.trailers = Some(fields);
+            }
+            Decoded::End => {
+                assert!(dec.is_done(), "{label}: End but not is_done()");
+                pos += used;
+                // Done stays done and takes nothing more.
+                let again = dec.decode(&input[pos..have], eof, &mut trailers, config);
+                assert_eq!(again, Ok((0, Decoded::End)), "{label}: after End");
+                out.end = Ok(pos);
+                break;
+            }
+            Decoded::NeedMore => {
+                assert!(!eof, "{label}: NeedMore at the end of input");
+                match pieces.get(next_piece) {
+                    Some(&n) => {
+                        have += n;
+                        next_piece += 1;
+                    }
+                    None => eof = true,
+                }
+            }
+            _ => panic!("{label}: unknown result {what:?}"),
+        }
+        pos += used;
+    }
+    assert_eq!(
+        dec.received(),
+        out.data.len() as u64,
+        "{label}: received() is not the data reported"
+    );
+    assert!(
+        dec.received() <= config.max_body_len,
+        "{label}: more than max_body_len decoded"
+    );
+    out
+}
+
+/// Target `body_decoder`: see the crate docs.
+pub fn body_decoder(data: &[u8]) {
+    use h1_conn::BodyKind;
+    let Some((&tag, rest)) = data.split_first() else {
+        return;
+    };
+    // The first byte picks the framing ('L', 'U', 'C' in the seeds); a
+    // length takes the next two bytes, little-endian.
+    let (kind, input) = match tag % 4 {
+        0 => {
+            let (n, body) = rest.split_at(rest.len().min(2));
+            let n = n.iter().rev().fold(0u64, |a, &b| a << 8 | u64::from(b));
+            (BodyKind::Length(n), body)
+        }
+        1 => (BodyKind::UntilClose, rest),
+        _ => (BodyKind::Chunked, rest),
+    };
+    let knobs = ConnKnobs::from_data(data);
+    let mut config = knobs.config(data.len());
+    let storage = match &knobs.parse {
+        Some(k) if knobs.profile % 4 >= 2 => k.storage(),
+        _ => STORAGE,
+    };
+    let once = decode_run(kind, input, &[input.len()], &config, storage, "one piece");
+    match (kind, &once.end) {
+        (BodyKind::Length(n), Ok(used)) => {
+            assert_eq!(*used as u64, n, "Length({n}) took {used} bytes");
+            assert_eq!(&once.data[..], &input[..*used], "Length body bytes");
+        }
+        (BodyKind::Length(n), Err(e)) => assert!(
+            (*e == h1_conn::Error::UnexpectedEof && (input.len() as u64) < n)
+                || (*e == h1_conn::Error::BodyTooLarge && n > config.max_body_len),
+            "Length({n}) of {} bytes failed with {e:?}",
+            input.len()
+        ),
+        (BodyKind::UntilClose, Ok(used)) => {
+            assert_eq!(*used, input.len(), "UntilClose ended early");
+            assert_eq!(&once.data[..], input, "UntilClose body bytes");
+        }
+        (BodyKind::UntilClose, Err(e)) => assert!(
+            *e == h1_conn::Error::BodyTooLarge && input.len() as u64 > config.max_body_len,
+            "UntilClose of {} bytes failed with {e:?}",
+            input.len()
+        ),
+        _ => {}
+    }
+    if kind != BodyKind::Chunked {
+        assert_eq!(once.trailers, None, "trailers outside chunked framing");
+    }
+    let mut splits = vec![("split", knobs.split(input.len()))];
+    if input.len() <= BYTEWISE_MAX {
+        splits.push(("bytewise", vec![1; input.len()]));
+    }
+    for (name, pieces) in splits {
+        let label = format!("{name} {pieces:?}");
+        let split = decode_run(kind, input, &pieces, &config, storage, &label);
+        assert_eq!(split, once, "{label}: differs from one piece");
+    }
+    // The head parser's leniencies never loosen body framing.
+    config.parse.allow_bare_lf = !config.parse.allow_bare_lf;
+    config.parse.allow_obs_fold = !config.parse.allow_obs_fold;
+    let flipped = decode_run(
+        kind,
+        input,
+        &[input.len()],
+        &config,
+        storage,
+        "leniencies flipped",
+    );
+    assert_eq!(
+        flipped, once,
+        "the head parser's leniencies changed the body"
+    );
+}
+
+/// Methods the round trip sends (CONNECT needs an authority target and
+/// switches protocols; the server target covers it).
+const RT_METHODS: [&[u8]; 8] = [
+    b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"OPTIONS", b"PATCH", b"TRACE",
+];
+
+/// Field names with a meaning to the encoder or the parsers, drawn as often
+/// as made-up ones; the encoder refuses some of them in some places.
+const RT_NAMES: [&[u8]; 16] = [
+    b"Accept",
+    b"User-Agent",
+    b"Cookie",
+    b"Content-Type",
+    b"Cache-Control",
+    b"Date",
+    b"Upgrade",
+    b"Expect",
+    b"Connection",
+    b"TE",
+    b"Trailer",
+    b"Keep-Alive",
+    b"Host",
+    b"Content-Length",
+    b"Transfer-Encoding",
+    b"Link",
+];
+
+const TOKEN_CHARS: &[u8] =
+    b"!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/// Origin-form bytes (no `%`, whose escapes the target need not check).
+const TARGET_CHARS: &[u8] = b"ABCabcxyz0123456789-._~!$&'()*+,;=:@/?";
+const HOST_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789-.";
+
+fn map_to(bytes: &[u8], alphabet: &[u8], max: usize) -> Vec<u8> {
+    bytes
+        .iter()
+        .take(max)
+        .map(|&b| alphabet[usize::from(b) % alphabet.len()])
+        .collect()
+}
+
+#[derive(Arbitrary, Debug)]
+struct RtField {
+    /// Below 16: a name of [`RT_NAMES`]; else `X-` and `made_up`.
+    name: u8,
+    made_up: Vec<u8>,
+    value: Vec<u8>,
+}
+
+impl RtField {
+    fn build(&self) -> (Vec<u8>, Vec<u8>) {
+        let name = match RT_NAMES.get(usize::from(self.name)) {
+            Some(n) => n.to_vec(),
+            None => [&b"X-"[..], &map_to(&self.made_up, TOKEN_CHARS, 24)].concat(),
+        };
+        // Any byte a field value may hold (obs-text too), without
+        // surrounding whitespace, which a parser would trim.
+        let value: Vec<u8> = self
+            .value
+            .iter()
+            .take(48)
+            .map(|&b| {
+                if chars::is_field_value_byte(b) {
+                    b
+                } else {
+                    b'a' + b % 26
+                }
+            })
+            .collect();
+        (name, chars::trim_ows(&value).to_vec())
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+struct RtExchangeInput {
+    method: u8,
+    target: Vec<u8>,
+    host: Vec<u8>,
+    port: Option<u16>,
+    http10: bool,
+    req_fields: Vec<RtField>,
+    req_body: Vec<u8>,
+    req_chunked: bool,
+    req_cuts: u64,
+    interim: bool,
+    status: u16,
+    resp_fields: Vec<RtField>,
+    resp_body: Vec<u8>,
+    resp_chunked: bool,
+    resp_cuts: u64,
+    resp_trailers: Vec<RtField>,
+}
+
+#[derive(Arbitrary, Debug)]
+struct RtInput {
+    /// All requests first, then all responses (else one exchange at a time).
+    pipelined: bool,
+    date: bool,
+    exchanges: Vec<RtExchangeInput>,
+}
+
+/// One exchange, built from the input with safe alphabets.
+#[derive(Debug)]
+struct Rt {
+    method: &'static [u8],
+    target: Vec<u8>,
+    host: Vec<u8>,
+    http10: bool,
+    req_fields: Fields,
+    req_body: Vec<u8>,
+    req_chunked: bool,
+    req_pieces: Vec<usize>,
+    interim: bool,
+    status: u16,
+    resp_fields: Fields,
+    resp_body: Vec<u8>,
+    resp_chunked: bool,
+    resp_pieces: Vec<usize>,
+    resp_trailers: Fields,
+}
+
+fn pieces_of(len: usize, seed: u64) -> Vec<usize> {
+    let mut rng = SplitMix(seed);
+    let mut out = Vec::new();
+    let mut left = len;
+    while left > 0 {
+        let n = rng.upto(64).min(left);
+        out.push(n);
+        left -= n;
+    }
+    out
+}
+
+impl RtExchangeInput {
+    fn build(&self) -> Rt {
+        let mut host = map_to(&self.host, HOST_CHARS, 32);
+        if host.is_empty() {
+            host.push(b'h');
+        }
+        if let Some(port) = self.port {
+            host.extend_from_slice(format!(":{port}").as_bytes());
+        }
+        let fields = |f: &[RtField]| f.iter().take(8).map(RtField::build).collect::<Fields>();
+        let req_body: Vec<u8> = self.req_body.iter().take(512).copied().collect();
+        let resp_body: Vec<u8> = self.resp_body.iter().take(512).copied().collect();
+        Rt {
+            method: RT_METHODS[usize::from(self.method) % RT_METHODS.len()],
+            target: [&b"/"[..], &map_to(&self.target, TARGET_CHARS, 64)].concat(),
+            host,
+            http10: self.http10,
+            req_fields: fields(&self.req_fields),
+            req_pieces: pieces_of(req_body.len(), self.req_cuts),
+            req_body,
+            req_chunked: self.req_chunked,
+            interim: self.interim,
+            status: 200 + self.status % 400,
+            resp_fields: fields(&self.resp_fields),
+            resp_pieces: pieces_of(resp_body.len(), self.resp_cuts),
+            resp_body,
+            resp_chunked: self.resp_chunked,
+            resp_trailers: fields(&self.resp_trailers),
+        }
+    }
+}
+
+/// Whether a refusal is one the encoder documents for what the input asked
+/// (a framing field from the caller, a body a status forbids, a request
+/// after a closing one, ...), as opposed to bytes the safe alphabets
+/// cannot produce, which would be a bug.
+fn documented_refusal(e: &h1_conn::SendError) -> bool {
+    use h1_conn::SendError as S;
+    use h1_encode::Error as E;
+    match e {
+        S::Encode(
+            E::InvalidFieldName
+            | E::InvalidFieldValue
+            | E::InvalidTarget
+            | E::InvalidMethod
+            | E::MissingHost
+            | E::InvalidStatus
+            | E::InvalidReason,
+        ) => false,
+        S::Encode(_) | S::Closed => true,
+        _ => false,
+    }
+}
+
+/// A client event with its bytes copied out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ClientEv {
+    Informational(u16, Fields),
+    Head(u16, Fields, bool),
+    Data(Vec<u8>),
+    Trailers(Fields),
+    End,
+}
+
+fn owned(fields: &[(Vec<u8>, Vec<u8>)]) -> Fields {
+    fields.to_vec()
+}
+
+fn pair(name: &str, value: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    (name.as_bytes().to_vec(), value.to_vec())
+}
+
+/// Encodes the request of `rt`. `Ok(false)`: refused as documented, nothing
+/// was written.
+fn rt_request(client: &mut h1_conn::ClientConn, rt: &Rt) -> bool {
+    let version = if rt.http10 {
+        Version::Http10
+    } else {
+        Version::Http11
+    };
+    let body = if rt.req_chunked {
+        h1_encode::Body::Streamed
+    } else {
+        h1_encode::Body::Length(rt.req_body.len() as u64)
+    };
+    let head = client
+        .request_version(version, rt.method, &rt.target, Some(&rt.host), body)
+        .and_then(|mut r| {
+            r.fields(rt.req_fields.iter().map(|(n, v)| (n, v)))?;
+            r.finish()
+        });
+    if let Err(e) = head {
+        assert!(documented_refusal(&e), "request {rt:?} refused: {e:?}");
+        return false;
+    }
+    // A `Content-Length: 0` request is complete with its head.
+    let body_state = client.send_state() == h1_conn::state::SendState::Body;
+    assert_eq!(
+        body_state,
+        !rt.req_body.is_empty() || rt.req_chunked,
+        "request body state after the head"
+    );
+    if body_state {
+        let mut at = 0;
+        for &n in &rt.req_pieces {
+            let r = client.send_data(&rt.req_body[at..at + n]);
+            assert_eq!(r, Ok(()), "request body refused");
+            at += n;
+        }
+        assert_eq!(client.send_end(), Ok(()), "request end refused");
+    }
+    true
+}
+
+/// Answers the request of `rt` on `server`; the events the client must see,
+/// or `None` when the encoder refused (as documented).
+fn rt_answer(
+    server: &mut h1_conn::ServerConn,
+    rt: &Rt,
+    date: bool,
+) -> Option<(Vec<ClientEv>, bool)> {
+    use h1_encode::Body;
+    let mut want = Vec::new();
+    let refused = |e: h1_conn::SendError| {
+        assert!(documented_refusal(&e), "response for {rt:?} refused: {e:?}");
+        None
+    };
+    if rt.interim && !rt.http10 {
+        let link: &[u8] = b"</s.css>; rel=preload";
+        let r = server.respond(103, Body::None).and_then(|mut r| {
+            r.field(b"Link", link)?;
+            r.finish()
+        });
+        assert!(r.is_ok_and(|s| !s.body && !s.close), "103: {r:?}");
+        want.push(ClientEv::Informational(103, vec![pair("Link", link)]));
+    }
+    let body = match (rt.resp_chunked, rt.resp_body.len()) {
+        (true, _) => Body::Streamed,
+        (false, 0) => Body::None,
+        (false, n) => Body::Length(n as u64),
+    };
+    let head = server.respond(rt.status, body).and_then(|mut r| {
+        r.fields(rt.resp_fields.iter().map(|(n, v)| (n, v)))?;
+        r.finish()
+    });
+    let sent = match head {
+        Ok(sent) => sent,
+        Err(e) => return refused(e),
+    };
+    assert_eq!(
+        sent.body,
+        server.send_state() == h1_conn::state::SendState::Body,
+        "Sent::body and the send state disagree"
+    );
+    let mut trailers_sent = false;
+    if sent.body {
+        let mut at = 0;
+        for &n in &rt.resp_pieces {
+            let r = server.send_data(&rt.resp_body[at..at + n]);
+            assert_eq!(r, Ok(()), "response body refused");
+            at += n;
+        }
+        let end = if rt.resp_trailers.is_empty() {
+            server.send_end()
+        } else {
+            let t = rt.resp_trailers.iter().map(|(n, v)| (n, v));
+            match server.send_end_with_trailers(t) {
+                Ok(()) => {
+                    trailers_sent = true;
+                    Ok(())
+                }
+                Err(h1_conn::SendError::Encode(
+                    h1_encode::Error::ForbiddenTrailer | h1_encode::Error::TrailersNotAllowed,
+                )) => server.send_end(),
+                Err(e) => Err(e),
+            }
+        };
+        assert_eq!(end, Ok(()), "response end refused");
+    }
+
+    // What the client must see, from RFC 9110 / 9112 rather than from the
+    // encoder's code.
+    let head_req = rt.method == b"HEAD";
+    let no_content = head_req || rt.status == 204 || rt.status == 304;
+    let until_close = rt.http10 && body == Body::Streamed;
+    let close = rt.http10;
+    let mut fields = Vec::new();
+    if date {
+        fields.push(pair("Date", FIXED_DATE));
+    }
+    fields.extend(owned(&rt.resp_fields));
+    match (rt.status, body) {
+        (204, _) | (304, Body::None) => {}
+        (_, Body::None) => fields.push(pair("Content-Length", b"0")),
+        (_, Body::Length(n)) => fields.push(pair("Content-Length", n.to_string().as_bytes())),
+        (_, Body::Streamed) if rt.http10 => {}
+        (_, Body::Streamed) => fields.push(pair("Transfer-Encoding", b"chunked")),
+    }
+    if close {
+        fields.push(pair("Connection", b"close"));
+    }
+    assert_eq!(sent.close, close || until_close, "Sent::close");
+    assert_eq!(
+        sent.body,
+        !(no_content || body == Body::None || body == Body::Length(0)),
+        "Sent::body for {} {:?}",
+        rt.status,
+        body
+    );
+    want.push(ClientEv::Head(rt.status, fields, !close && !until_close));
+    if !no_content && !rt.resp_body.is_empty() {
+        want.push(ClientEv::Data(rt.resp_body.clone()));
+    }
+    if trailers_sent && !no_content {
+        want.push(ClientEv::Trailers(owned(&rt.resp_trailers)));
+    }
+    want.push(ClientEv::End);
+    Some((want, close))
+}
+
+/// Sends the requests of `batch`, lets the server answer them, and checks
+/// what each side saw. False when the connection cannot go on (a refusal,
+/// or an exchange that closed it).
+fn rt_batch(
+    client: &mut h1_conn::ClientConn,
+    server: &mut h1_conn::ServerConn,
+    batch: &[Rt],
+    date: bool,
+) -> bool {
+    use h1_conn::Event as E;
+    let sent = batch.iter().take_while(|rt| rt_request(client, rt)).count();
+    if sent == 0 {
+        return false;
+    }
+    let out = client.out();
+    assert_eq!(server.feed(out), out.len(), "server buffer full");
+    client.written(out.len());
+
+    // The server: each request as sent, answered at its end.
+    let mut want_client = Vec::new();
+    let (mut i, mut body, mut closed) = (0, Vec::new(), false);
+    for _ in 0..(16 * server.received().len() + 64) {
+        match server.next_event() {
+            E::Head(req) => {
+                let rt = &batch[i];
+                let buf = server.received();
+                assert_eq!(req.head.method.slice(buf), rt.method, "method");
+                assert_eq!(req.head.target.slice(buf), &rt.target[..], "target");
+                let version = if rt.http10 {
+                    Version::Http10
+                } else {
+                    Version::Http11
+                };
+                assert_eq!(req.version(), version, "version");
+                let mut want = vec![pair("Host", &rt.host)];
+                want.extend(owned(&rt.req_fields));
+                if rt.req_chunked {
+                    want.push(pair("Transfer-Encoding", b"chunked"));
+                    assert_eq!(req.body, h1_conn::BodyKind::Chunked);
+                } else {
+                    let n = rt.req_body.len();
+                    want.push(pair("Content-Length", n.to_string().as_bytes()));
+                    assert_eq!(req.body, h1_conn::BodyKind::Length(n as u64));
+                }
+                if rt.http10 {
+                    want.push(pair("Connection", b"close"));
+                }
+                let got = owned_fields(server.fields(), req.head.field_count, "request");
+                assert_eq!(got, want, "request fields");
+                assert_eq!(req.persistent, !rt.http10, "request persistence");
+                body.clear();
+            }
+            E::Data(span) => body.extend_from_slice(span.slice(server.received())),
+            E::End => {
+                let rt = &batch[i];
+                assert_eq!(body, rt.req_body, "request body");
+                match rt_answer(server, rt, date) {
+                    Some((want, close)) => {
+                        want_client.extend(want);
+                        closed |= close;
+                    }
+                    None => return false,
+                }
+                i += 1;
+            }
+            E::NeedMore | E::Closed => break,
+            other => panic!("server: {other:?} for requests it was sent"),
+        }
+    }
+    assert_eq!(i, sent, "the server saw {i} of {sent} requests");
+
+    // The client: every response, in order, with what was sent.
+    let out = server.out();
+    assert_eq!(client.feed(out), out.len(), "client buffer full");
+    let n = out.len();
+    server.written(n);
+    if server.closing() != h1_conn::Closing::Open {
+        client.eof();
+    }
+    let mut got: Vec<ClientEv> = Vec::new();
+    for _ in 0..(16 * client.received().len() + 64) {
+        match client.next_event() {
+            E::Informational(r) => {
+                let f = owned_fields(client.fields(), r.head.field_count, "interim");
+                got.push(ClientEv::Informational(r.status(), f));
+            }
+            E::Head(r) => {
+                let f = owned_fields(client.fields(), r.head.field_count, "response");
+                got.push(ClientEv::Head(r.status(), f, r.persistent));
+            }
+            E::Data(span) => {
+                let bytes = span.slice(client.received());
+                match got.last_mut() {
+                    Some(ClientEv::Data(have)) => have.extend_from_slice(bytes),
+                    _ => got.push(ClientEv::Data(bytes.to_vec())),
+                }
+            }
+            E::Trailers(n) => {
+                let f = owned_fields(client.trailers(), n, "trailers");
+                got.push(ClientEv::Trailers(f));
+            }
+            E::End => got.push(ClientEv::End),
+            E::NeedMore | E::Closed => break,
+            other => panic!("client: {other:?} for responses the server wrote"),
+        }
+    }
+    assert_eq!(
+        got, want_client,
+        "the client saw other responses than were sent"
+    );
+    !closed && sent == batch.len()
+}
+
+/// Target `roundtrip`: see the crate docs.
+pub fn roundtrip(data: &[u8]) {
+    let Ok(input) = RtInput::arbitrary(&mut Unstructured::new(data)) else {
+        return;
+    };
+    let exchanges: Vec<Rt> = input
+        .exchanges
+        .iter()
+        .take(4)
+        .map(RtExchangeInput::build)
+        .collect();
+    let mut client = h1_conn::ClientConn::default();
+    let mut server = h1_conn::ServerConn::default();
+    if input.date {
+        server.set_date(h1_encode::DateLine::new(FIXED_DATE).expect("IMF-fixdate"));
+    }
+    let batch = if input.pipelined {
+        exchanges.len().max(1)
+    } else {
+        1
+    };
+    for b in exchanges.chunks(batch) {
+        if !rt_batch(&mut client, &mut server, b, input.date) {
+            return;
         }
     }
 }

@@ -4,7 +4,7 @@
 //! Inputs: every file in `fuzz/corpus/<target>/` (the seeds `fuzz/seeds.py`
 //! writes; it must not be empty) and in `fuzz/regressions/<target>/`
 //! (reproducers of fixed crashes, if any), plus mutations of each: for the
-//! parse targets prefixes of every seed (all of them for seeds up to
+//! parse, connection and body targets prefixes of every seed (all of them for seeds up to
 //! `ALL_PREFIXES_MAX` bytes), and for every target a few single-byte
 //! substitutions with the bytes parsers trip over. A panic in a body fails the
 //! test, which lists every failing input as an escaped byte string.
@@ -194,6 +194,21 @@ fn scan_value() {
 #[test]
 fn scan_head_end() {
     replay("scan_head_end", h1_fuzz::scan_head_end, true);
+}
+
+#[test]
+fn server_splits() {
+    replay("server_splits", h1_fuzz::server_splits, true);
+}
+
+#[test]
+fn body_decoder() {
+    replay("body_decoder", h1_fuzz::body_decoder, true);
+}
+
+#[test]
+fn roundtrip() {
+    replay("roundtrip", h1_fuzz::roundtrip, true);
 }
 
 /// The replay must be able to fail: a body that panics on some input is

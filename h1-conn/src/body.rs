@@ -152,7 +152,7 @@ impl BodyDecoder {
                     if rest.is_empty() {
                         return more(at, eof);
                     }
-                    let n = left.min(rest.len() as u64);
+                    let n = left.min(rest.len() as u64).min(self.allowance(config)?);
                     let left = left - n;
                     self.state = match self.state {
                         State::Length(_) if left == 0 => State::Done,
@@ -171,7 +171,9 @@ impl BodyDecoder {
                         }
                         return Ok((at, Decoded::NeedMore));
                     }
-                    return Ok((buf.len(), self.data(at, rest.len(), config)?));
+                    // `allowance` fits: it is at most `rest.len()` here.
+                    let n = (rest.len() as u64).min(self.allowance(config)?) as usize;
+                    return Ok((at + n, self.data(at, n, config)?));
                 }
                 State::ChunkSize => match parse_chunk_size(rest, &config.parse)? {
                     Status::Partial => return more(at, eof),
@@ -254,7 +256,17 @@ impl BodyDecoder {
         }
     }
 
-    /// A `Data` result for `len` bytes at `at`, counted against the limit.
+    /// How many more body bytes the limit allows; an error when none and
+    /// more are coming. Data up to the limit is delivered first, so the
+    /// events do not depend on how the bytes were split.
+    fn allowance(&self, config: &Config) -> Result<u64, Error> {
+        match config.max_body_len.saturating_sub(self.total) {
+            0 => Err(Error::BodyTooLarge),
+            n => Ok(n),
+        }
+    }
+
+    /// A `Data` result for `len` bytes at `at` (within the allowance).
     fn data(&mut self, at: usize, len: usize, config: &Config) -> Result<Decoded, Error> {
         self.total = self.total.saturating_add(len as u64);
         if self.total > config.max_body_len {

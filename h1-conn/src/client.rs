@@ -484,7 +484,14 @@ impl Inner {
         }
         let head = match self.parser.parse_response(buf, &mut self.fields) {
             Ok(Status::Complete(head)) => head,
-            Ok(Status::Partial) if self.eof => return self.fail(Error::UnexpectedEof),
+            Ok(Status::Partial) if self.eof => {
+                // As in the server role: at the end, the one-shot verdict.
+                let e = match h1_parse::parse_response(buf, &mut self.fields, &self.config.parse) {
+                    Err(e) => Error::Parse(e),
+                    Ok(_) => Error::UnexpectedEof,
+                };
+                return self.fail(e);
+            }
             Ok(Status::Partial) => return Event::NeedMore,
             Err(e) => return self.fail(Error::Parse(e)),
         };

@@ -797,7 +797,16 @@ impl Inner {
         }
         let head = match self.parser.parse_request(buf, &mut self.fields) {
             Ok(Status::Complete(head)) => head,
-            Ok(Status::Partial) if self.eof => return self.fail(Error::UnexpectedEof),
+            Ok(Status::Partial) if self.eof => {
+                // The incremental parser looks at an unfinished line only
+                // at its limit; at the end, the one-shot parser's verdict
+                // on all the bytes decides, whatever the reads were.
+                let e = match h1_parse::parse_request(buf, &mut self.fields, &self.config.parse) {
+                    Err(e) => Error::Parse(e),
+                    Ok(_) => Error::UnexpectedEof,
+                };
+                return self.fail(e);
+            }
             Ok(Status::Partial) => return Event::NeedMore,
             Err(e) => return self.fail(Error::Parse(e)),
         };

@@ -251,3 +251,36 @@ fn no_request_after_one_that_closes() {
         Err(SendError::Closed)
     ));
 }
+
+#[test]
+fn body_data_up_to_the_limit_comes_before_the_error() {
+    // Found by fuzzing: how much data preceded `BodyTooLarge` depended on
+    // the reads. Now the data within the limit is always delivered first.
+    let mut config = Config::default();
+    config.max_body_len = 4;
+    for cut in [22, 19 + 8] {
+        let raw = b"HTTP/1.1 200 OK\r\n\r\nabcdefgh";
+        let mut conn = ClientConn::new(config.clone());
+        get(&mut conn, b"GET");
+        conn.feed(&raw[..cut.min(raw.len())]);
+        let mut events = Vec::new();
+        let mut body = Vec::new();
+        let mut fed = false;
+        loop {
+            match conn.next_event() {
+                Event::NeedMore if !fed => {
+                    conn.feed(&raw[cut.min(raw.len())..]);
+                    fed = true;
+                }
+                Event::Data(s) => body.extend_from_slice(s.slice(conn.received())),
+                Event::Head(_) => {}
+                e => {
+                    events.push(e);
+                    break;
+                }
+            }
+        }
+        assert_eq!(body, b"abcd", "cut {cut}");
+        assert_eq!(events, [Event::Error(Error::BodyTooLarge)], "cut {cut}");
+    }
+}

@@ -502,3 +502,27 @@ fn trailers_belong_to_their_request() {
     head(&mut conn);
     assert!(conn.trailers().is_none(), "the first request's trailers");
 }
+
+#[test]
+fn at_eof_an_unfinished_head_gets_the_verdict_of_its_bytes() {
+    // Found by fuzzing: the incremental parser checks an unfinished line at
+    // its limit only, so a defect that arrives later in the line went
+    // unseen and EOF said "incomplete" for one split, "invalid" for another.
+    let mut config = Config::default();
+    config.parse.max_field_line_len = 8;
+    let raw = b"GET /aaaaaaaaaaaaaaaaaa\x01";
+    for cut in [raw.len(), 20] {
+        let mut conn = ServerConn::new(config.clone());
+        conn.feed(&raw[..cut]);
+        let first = conn.next_event();
+        conn.feed(&raw[cut..]);
+        conn.eof();
+        let events = [first, conn.next_event()];
+        let err = events.iter().find_map(|e| match e {
+            Event::Error(e) => Some(*e),
+            _ => None,
+        });
+        assert_eq!(err.map(|e| e.status()), Some(400), "cut {cut}: {events:?}");
+        assert_ne!(err, Some(Error::UnexpectedEof), "cut {cut}");
+    }
+}

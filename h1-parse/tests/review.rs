@@ -244,3 +244,35 @@ fn with_obs_fold_a_complete_line_is_measured_without_its_crlf() {
     );
     assert!(head_with(head, &c).0.len == head.len());
 }
+
+#[test]
+fn a_defect_past_the_line_limit_is_the_limit() {
+    // Found by fuzzing h1-conn: a name byte that is not a tchar lies past the
+    // field-line limit. A reader that has the bytes up to the limit refuses
+    // the line as too long; the whole head must get the same verdict, or the
+    // answer (431 or 400) depends on how the bytes arrived.
+    let mut head = b"GET / HTTP/1.1\r\nHost: a\r\nX".to_vec();
+    head.extend(std::iter::repeat(b'n').take(8200));
+    head.extend_from_slice(b"\x00: v\r\n\r\n");
+    let whole = request_with(&head, &config(|_| {})).0;
+    assert_eq!(whole.map(|_| ()).unwrap_err().kind(), K::FieldLineTooLong);
+    let mut parser = HeadParser::new(config(|_| {}));
+    let mut storage = [Entry::EMPTY; STORAGE];
+    let mut got = Ok(false);
+    for n in [100, 8226, head.len()] {
+        got = parser
+            .parse_request(&head[..n], &mut storage)
+            .map(|s| s.is_complete());
+        if got.is_err() {
+            break;
+        }
+    }
+    assert_eq!(got.unwrap_err().kind(), K::FieldLineTooLong);
+
+    // Whitespace before the colon that runs past the limit, likewise.
+    let mut head = b"GET / HTTP/1.1\r\nHost: a\r\nX".to_vec();
+    head.extend(std::iter::repeat(b' ').take(8200));
+    head.extend_from_slice(b": v\r\n\r\n");
+    let whole = request_with(&head, &config(|_| {})).0;
+    assert_eq!(whole.map(|_| ()).unwrap_err().kind(), K::FieldLineTooLong);
+}

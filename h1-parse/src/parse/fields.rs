@@ -383,9 +383,16 @@ fn name_error<T>(buf: &[u8], start: usize, end: usize, max_line: usize) -> Resul
             _ => err(K::InvalidFieldName, start),
         };
     }
+    // A defect that lies past the line limit is not seen by a reader that
+    // got only the bytes up to the limit: the limit is the first error, so
+    // the verdict does not depend on how many bytes have arrived.
+    if end - start > max_line {
+        return err(K::FieldLineTooLong, start);
+    }
     match buf[end] {
-        b' ' | b'\t' => match buf[end..].iter().find(|&&b| !is_ows(b)) {
-            Some(b':') => err(K::WhitespaceBeforeColon, end),
+        b' ' | b'\t' => match buf[end..].iter().position(|&b| !is_ows(b)) {
+            Some(i) if end + i - start > max_line => err(K::FieldLineTooLong, start),
+            Some(i) if buf[end + i] == b':' => err(K::WhitespaceBeforeColon, end),
             Some(_) => err(K::InvalidFieldName, end),
             // Only whitespace so far: which error it is depends on what
             // comes, within the line limit.
