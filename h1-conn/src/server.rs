@@ -120,6 +120,11 @@ struct Inner {
     /// The answer to the request being received, when it asked to switch
     /// and was answered before its end was reported: switched or not.
     decided: Option<bool>,
+    /// A failed request waits for the connection's own answer (so the
+    /// common path checks one flag, not the queue).
+    error_owed: bool,
+    /// The incremental parser holds state for the head being received.
+    parser_started: bool,
 }
 
 /// The server role of one connection: fed received bytes, it yields
@@ -233,6 +238,8 @@ impl ServerConn {
                 closing: false,
                 reading: (false, false),
                 decided: None,
+                error_owed: false,
+                parser_started: false,
                 config,
             },
         }
@@ -531,7 +538,16 @@ impl ServerConn {
 
     /// Writes the connection's own answer to a failed request once it is
     /// that request's turn.
+    #[inline]
     fn settle(&mut self) {
+        if self.inner.error_owed {
+            self.answer_error();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn answer_error(&mut self) {
         let i = &mut self.inner;
         let Some(status) = i.slots.front().and_then(|s| s.error) else {
             return;
@@ -550,8 +566,8 @@ impl ServerConn {
             }
             let _ = w.finish();
         }
-        i.slots.pop_front();
         i.slots.clear();
+        i.error_owed = false;
         i.send = i
             .send
             .next(SendInput::ErrorAnswer)
@@ -795,7 +811,21 @@ impl Inner {
             }
             return Event::NeedMore;
         }
-        let head = match self.parser.parse_request(buf, &mut self.fields) {
+        // A head that arrived whole (the common case) is parsed once; the
+        // incremental parser, which first searches for the end of the head,
+        // takes over only when the first look finds it incomplete.
+        let parsed = if self.parser_started {
+            self.parser.parse_request(buf, &mut self.fields)
+        } else {
+            match h1_parse::parse_request(buf, &mut self.fields, &self.config.parse) {
+                Ok(Status::Partial) => {
+                    self.parser_started = true;
+                    self.parser.parse_request(buf, &mut self.fields)
+                }
+                other => other,
+            }
+        };
+        let head = match parsed {
             Ok(Status::Complete(head)) => head,
             Ok(Status::Partial) if self.eof => {
                 // The incremental parser looks at an unfinished line only
@@ -810,7 +840,9 @@ impl Inner {
             Ok(Status::Partial) => return Event::NeedMore,
             Err(e) => return self.fail(Error::Parse(e)),
         };
-        self.parser.reset();
+        if core::mem::take(&mut self.parser_started) {
+            self.parser.reset();
+        }
         let base = self.buf.pos();
         let Some(head) = self.rebase(head, base) else {
             return self.fail(Error::Parse(h1_parse::Error::new(
@@ -968,6 +1000,7 @@ impl Inner {
             self.body_close = true;
         } else if e.is_answered() {
             self.slots.push_back(Slot::failed(e.status()));
+            self.error_owed = true;
         }
         Event::Error(e)
     }
