@@ -27,8 +27,11 @@
 //! connection, at most [`MAX_CONNECTIONS`]: beyond that a new connection is
 //! closed at once. An idle connection ends after [`IDLE_TIMEOUT`].
 
+#[path = "common/listen.rs"]
+mod listen;
+
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -56,52 +59,11 @@ pub(crate) fn config() -> Config {
 }
 
 fn main() {
-    let addr = match parse_addr(std::env::args().skip(1)) {
-        Ok(addr) => addr,
-        Err(e) => {
-            eprintln!("echo: {e}\nusage: echo [--addr HOST:PORT]");
-            std::process::exit(2);
-        }
-    };
-    let listener = match TcpListener::bind(addr) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("echo: cannot listen on {addr}: {e}");
-            std::process::exit(1);
-        }
-    };
-    if let Err(e) = announce(&listener) {
-        eprintln!("echo: {e}");
-        std::process::exit(1);
-    }
+    let listener = listen::listen("echo");
     if let Err(e) = serve(listener) {
         eprintln!("echo: {e}");
         std::process::exit(1);
     }
-}
-
-/// `--addr HOST:PORT` (or `--addr=HOST:PORT`); 127.0.0.1:8080 without it.
-pub(crate) fn parse_addr(mut args: impl Iterator<Item = String>) -> Result<SocketAddr, String> {
-    let mut addr = String::from("127.0.0.1:8080");
-    while let Some(arg) = args.next() {
-        if arg == "--addr" {
-            addr = args.next().ok_or("--addr needs a value")?;
-        } else if let Some(value) = arg.strip_prefix("--addr=") {
-            addr = value.to_owned();
-        } else {
-            return Err(format!("unknown argument {arg:?}"));
-        }
-    }
-    addr.parse()
-        .map_err(|e| format!("bad address {addr:?}: {e}"))
-}
-
-/// Prints the bound address, which is how a script learns the port that
-/// `--addr 127.0.0.1:0` picked.
-pub(crate) fn announce(listener: &TcpListener) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
-    writeln!(stdout, "listening on {}", listener.local_addr()?)?;
-    stdout.flush()
 }
 
 /// Accepts connections until the listener fails; one thread each.

@@ -20,8 +20,11 @@
 //! bound. Idle connections end after [`IDLE_TIMEOUT`]; at most
 //! [`MAX_CONNECTIONS`] are served at once.
 
+#[path = "common/listen.rs"]
+mod listen;
+
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr};
+use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
 use h1_conn::state::SendState;
@@ -44,52 +47,11 @@ const LISTENER: Token = Token(usize::MAX);
 const BODY: &[u8] = b"Hello, World!";
 
 fn main() {
-    let addr = match parse_addr(std::env::args().skip(1)) {
-        Ok(addr) => addr,
-        Err(e) => {
-            eprintln!("hello: {e}\nusage: hello [--addr HOST:PORT]");
-            std::process::exit(2);
-        }
-    };
-    let listener = match std::net::TcpListener::bind(addr) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("hello: cannot listen on {addr}: {e}");
-            std::process::exit(1);
-        }
-    };
-    if let Err(e) = announce(&listener) {
-        eprintln!("hello: {e}");
-        std::process::exit(1);
-    }
+    let listener = listen::listen("hello");
     if let Err(e) = serve(listener) {
         eprintln!("hello: {e}");
         std::process::exit(1);
     }
-}
-
-/// `--addr HOST:PORT` (or `--addr=HOST:PORT`); 127.0.0.1:8080 without it.
-pub(crate) fn parse_addr(mut args: impl Iterator<Item = String>) -> Result<SocketAddr, String> {
-    let mut addr = String::from("127.0.0.1:8080");
-    while let Some(arg) = args.next() {
-        if arg == "--addr" {
-            addr = args.next().ok_or("--addr needs a value")?;
-        } else if let Some(value) = arg.strip_prefix("--addr=") {
-            addr = value.to_owned();
-        } else {
-            return Err(format!("unknown argument {arg:?}"));
-        }
-    }
-    addr.parse()
-        .map_err(|e| format!("bad address {addr:?}: {e}"))
-}
-
-/// Prints the bound address, which is how a script learns the port that
-/// `--addr 127.0.0.1:0` picked.
-pub(crate) fn announce(listener: &std::net::TcpListener) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
-    writeln!(stdout, "listening on {}", listener.local_addr()?)?;
-    stdout.flush()
 }
 
 /// The field lines every response carries, encoded and checked once.

@@ -1,20 +1,18 @@
 //! The client role: requests out, responses in.
 
 use alloc::collections::VecDeque;
-use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::{Deref, DerefMut};
 
 use h1_encode::{Body, BodyWriter, Exchange, RequestWriter};
-use h1_headers::{Entry, HeadersView, Span};
-use h1_parse::{HeadParser, ResponseHead, Status, TransferEncoding, Version};
+use h1_headers::{Entry, HeadersView};
+use h1_parse::{ResponseHead, TransferEncoding, Version};
 
 use crate::body::{BodyDecoder, BodyKind, Decoded};
 use crate::config::Config;
 use crate::error::{Error, SendError};
 use crate::event::Event;
-use crate::recv_buf::RecvBuf;
-use crate::server::buf_limit;
+use crate::reader::{receive_methods, HeadStep, Reader};
 use crate::state::{RecvInput, RecvState, SendInput, SendState};
 use crate::Closing;
 
@@ -52,18 +50,9 @@ struct Pending {
 
 #[derive(Debug)]
 struct Inner {
-    config: Config,
-    buf: RecvBuf,
+    rx: Reader,
     recv: RecvState,
     send: SendState,
-    eof: bool,
-    parser: HeadParser,
-    fields: Vec<Entry>,
-    field_count: usize,
-    trailers: Vec<Entry>,
-    trailer_count: usize,
-    spans_valid: bool,
-    decoder: BodyDecoder,
     pending: VecDeque<Pending>,
     /// The response being received: persistent, switches.
     current: (bool, bool),
@@ -111,28 +100,18 @@ impl Default for ClientConn {
 impl ClientConn {
     /// A connection with `config`.
     pub fn new(config: Config) -> ClientConn {
-        let storage = config.parse.max_fields.clamp(1, 4096);
         ClientConn {
             out: Vec::with_capacity(512),
             inner: Inner {
-                buf: RecvBuf::new(config.read_buf_len, buf_limit(&config)),
-                parser: HeadParser::new(config.parse.clone()),
                 recv: RecvState::Head,
                 send: SendState::Idle,
-                eof: false,
-                fields: vec![Entry::EMPTY; storage],
-                field_count: 0,
-                trailers: vec![Entry::EMPTY; storage],
-                trailer_count: 0,
-                spans_valid: false,
-                decoder: BodyDecoder::new(BodyKind::Empty),
                 pending: VecDeque::with_capacity(config.max_unanswered.clamp(1, 1024)),
                 current: (true, false),
                 body: None,
                 body_close: false,
                 closing: false,
                 done_sending: false,
-                config,
+                rx: Reader::new(config),
             },
         }
     }
@@ -147,74 +126,7 @@ impl ClientConn {
         self.inner.send
     }
 
-    /// The free part of the receive buffer (see [`ServerConn::read_buf`](crate::ServerConn::read_buf)).
-    pub fn read_buf(&mut self) -> &mut [u8] {
-        self.inner.buf.make_room();
-        if self.inner.buf.take_moved() {
-            self.inner.spans_valid = false;
-        }
-        self.inner.buf.free()
-    }
-
-    /// Records that `n` bytes were read into [`read_buf`](Self::read_buf).
-    pub fn filled(&mut self, n: usize) {
-        self.inner.buf.fill(n);
-    }
-
-    /// Copies `data` in; returns how many bytes fitted.
-    pub fn feed(&mut self, data: &[u8]) -> usize {
-        let n = self.inner.buf.feed(data);
-        if self.inner.buf.take_moved() {
-            self.inner.spans_valid = false;
-        }
-        n
-    }
-
-    /// Records that the server closed its sending side. A body delimited by
-    /// the close ends here.
-    pub fn eof(&mut self) {
-        self.inner.eof = true;
-    }
-
-    /// The received bytes the spans of events point into.
-    pub fn received(&self) -> &[u8] {
-        self.inner.buf.all()
-    }
-
-    /// Takes every consumed byte out of the receive buffer as `Bytes`,
-    /// without a copy (`bytes` feature). The spans of the events reported
-    /// so far index the result, so a head (with
-    /// [`h1_headers::SharedHeaders::from_head`]) or body data can outlive
-    /// the buffer; events reported later index [`received`](Self::received)
-    /// again, which now starts at the first unconsumed byte.
-    #[cfg(feature = "bytes")]
-    pub fn freeze(&mut self) -> bytes::Bytes {
-        self.inner.spans_valid = false;
-        let b = self.inner.buf.freeze();
-        let _ = self.inner.buf.take_moved();
-        b
-    }
-
-    /// The fields of the last response head, while its spans are valid.
-    pub fn fields(&self) -> Option<HeadersView<'_>> {
-        let i = &self.inner;
-        i.spans_valid
-            .then(|| HeadersView::new(i.buf.all(), &i.fields[..i.field_count]))
-    }
-
-    /// The raw field entries of the last response head: spans into
-    /// [`received`](Self::received) (or into the `Bytes` of a `freeze`
-    /// that followed the head).
-    pub fn field_entries(&self) -> &[Entry] {
-        &self.inner.fields[..self.inner.field_count]
-    }
-
-    /// The trailer fields of the last [`Event::Trailers`], while valid.
-    pub fn trailers(&self) -> Option<HeadersView<'_>> {
-        let i = &self.inner;
-        i.spans_valid
-            .then(|| HeadersView::new(i.buf.all(), &i.trailers[..i.trailer_count]))
-    }
+    receive_methods!();
 
     /// The next event (see [`Event`]).
     pub fn next_event(&mut self) -> Event<Response> {
@@ -439,7 +351,7 @@ impl Inner {
         if self.pending.iter().any(|p| p.connect || p.upgrade) {
             return Err(SendError::SwitchPending);
         }
-        if self.pending.len() >= self.config.max_unanswered.max(1) {
+        if self.pending.len() >= self.rx.config.max_unanswered.max(1) {
             return Err(SendError::TooManyOutstanding);
         }
         Ok(())
@@ -456,21 +368,18 @@ impl Inner {
                     .unwrap_or(RecvState::Failed);
                 self.next_event()
             }
-            RecvState::Switched => {
-                let rest = self.buf.unconsumed().len();
-                Event::Switch(Span::new(self.buf.pos(), rest).unwrap_or(Span::EMPTY))
-            }
+            RecvState::Switched => Event::Switch(self.rx.rest()),
             RecvState::Closed | RecvState::Failed => Event::Closed,
         }
     }
 
     fn read_head(&mut self) -> Event<Response> {
-        let buf = self.buf.unconsumed();
+        let empty = self.rx.buf.unconsumed().is_empty();
         let Some(&req) = self.pending.front() else {
-            if !buf.is_empty() {
+            if !empty {
                 return self.fail(Error::UnsolicitedResponse);
             }
-            if self.eof {
+            if self.rx.eof {
                 self.recv = self
                     .recv
                     .next(RecvInput::Eof { clean: true })
@@ -479,31 +388,14 @@ impl Inner {
             }
             return Event::NeedMore;
         };
-        if buf.is_empty() && self.eof {
-            return self.fail(Error::UnexpectedEof);
+        if empty && !self.rx.eof {
+            return Event::NeedMore;
         }
-        let head = match self.parser.parse_response(buf, &mut self.fields) {
-            Ok(Status::Complete(head)) => head,
-            Ok(Status::Partial) if self.eof => {
-                // As in the server role: at the end, the one-shot verdict.
-                let e = match h1_parse::parse_response(buf, &mut self.fields, &self.config.parse) {
-                    Err(e) => Error::Parse(e),
-                    Ok(_) => Error::UnexpectedEof,
-                };
-                return self.fail(e);
-            }
-            Ok(Status::Partial) => return Event::NeedMore,
-            Err(e) => return self.fail(Error::Parse(e)),
+        let head: ResponseHead = match self.rx.head() {
+            HeadStep::Head(head) => head,
+            HeadStep::NeedMore => return Event::NeedMore,
+            HeadStep::Fail(e) => return self.fail(e),
         };
-        self.parser.reset();
-        let base = self.buf.pos();
-        let Some(head) = self.rebase(head, base) else {
-            return self.fail(Error::UnexpectedStatus);
-        };
-        self.buf.consume(head.len);
-        self.field_count = head.field_count;
-        self.spans_valid = true;
-
         let status = head.status;
         let f = &head.framing;
         if status < 200 && status != 101 {
@@ -533,7 +425,7 @@ impl Inner {
             }
         };
         if let BodyKind::Length(n) = body {
-            if n > self.config.max_body_len {
+            if n > self.rx.config.max_body_len {
                 return self.fail(Error::BodyTooLarge);
             }
         }
@@ -546,7 +438,7 @@ impl Inner {
         // RFC 9112 §9.6: a client that receives "close" MUST cease sending
         // requests on that connection.
         self.done_sending |= !persistent;
-        self.decoder = BodyDecoder::new(body);
+        self.rx.decoder = BodyDecoder::new(body);
         self.recv = self.recv.next(RecvInput::Head).unwrap_or(RecvState::Failed);
         Event::Head(Response {
             head,
@@ -555,45 +447,13 @@ impl Inner {
         })
     }
 
-    fn rebase(&mut self, mut head: ResponseHead, base: usize) -> Option<ResponseHead> {
-        head.reason = head.reason.shift_up(base)?;
-        for e in &mut self.fields[..head.field_count] {
-            e.name = e.name.shift_up(base)?;
-            e.value = e.value.shift_up(base)?;
-        }
-        Some(head)
-    }
-
     fn read_body(&mut self) -> Event<Response> {
-        let base = self.buf.pos();
-        let buf = self.buf.unconsumed();
-        let (used, what) =
-            match self
-                .decoder
-                .decode(buf, self.eof, &mut self.trailers, &self.config)
-            {
-                Ok(r) => r,
-                Err(e) => return self.fail(e),
-            };
-        self.buf.consume(used);
-        match what {
-            Decoded::Data(span) => match span.shift_up(base) {
-                Some(s) => Event::Data(s),
-                None => self.fail(Error::BodyTooLarge),
-            },
-            Decoded::Trailers(n) => {
-                for e in &mut self.trailers[..n] {
-                    match (e.name.shift_up(base), e.value.shift_up(base)) {
-                        (Some(a), Some(b)) => (e.name, e.value) = (a, b),
-                        _ => return self.fail(Error::BodyTooLarge),
-                    }
-                }
-                self.trailer_count = n;
-                self.spans_valid = true;
-                Event::Trailers(n)
-            }
-            Decoded::NeedMore => Event::NeedMore,
-            Decoded::End => {
+        match self.rx.body() {
+            Err(e) => self.fail(e),
+            Ok(Decoded::Data(span)) => Event::Data(span),
+            Ok(Decoded::Trailers(n)) => Event::Trailers(n),
+            Ok(Decoded::NeedMore) => Event::NeedMore,
+            Ok(Decoded::End) => {
                 self.pending.pop_front();
                 let (persistent, switch) = self.current;
                 self.recv = self

@@ -1,19 +1,18 @@
 //! The server role: requests in, responses out.
 
 use alloc::collections::VecDeque;
-use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::{Deref, DerefMut};
 
 use h1_encode::{Body, BodyWriter, DateLine, Exchange, ResponseWriter};
-use h1_headers::{Entry, HeadersView, Span};
-use h1_parse::{Expect, HeadParser, Method, RequestHead, Status, TransferEncoding, Version};
+use h1_headers::{Entry, HeadersView};
+use h1_parse::{Expect, Method, RequestHead, TransferEncoding, Version};
 
 use crate::body::{BodyDecoder, BodyKind, Decoded};
 use crate::config::Config;
 use crate::error::{Error, SendError};
 use crate::event::Event;
-use crate::recv_buf::RecvBuf;
+use crate::reader::{receive_methods, HeadStep, Reader};
 use crate::state::{RecvInput, RecvState, SendInput, SendState};
 use crate::Closing;
 
@@ -91,22 +90,9 @@ impl Slot {
 /// Everything but the output buffer, so an [`OutgoingResponse`] can borrow both.
 #[derive(Debug)]
 struct Inner {
-    config: Config,
-    buf: RecvBuf,
+    rx: Reader,
     recv: RecvState,
     send: SendState,
-    eof: bool,
-    parser: HeadParser,
-    fields: Vec<Entry>,
-    field_count: usize,
-    trailers: Vec<Entry>,
-    trailer_count: usize,
-    /// The spans of the last head still point at their bytes.
-    fields_valid: bool,
-    /// The spans of the last trailer section still point at their bytes
-    /// (false again once a new head arrives).
-    trailers_valid: bool,
-    decoder: BodyDecoder,
     slots: VecDeque<Slot>,
     /// The body writer of the response in progress.
     body: Option<BodyWriter>,
@@ -123,8 +109,6 @@ struct Inner {
     /// A failed request waits for the connection's own answer (so the
     /// common path checks one flag, not the queue).
     error_owed: bool,
-    /// The incremental parser holds state for the head being received.
-    parser_started: bool,
 }
 
 /// The server role of one connection: fed received bytes, it yields
@@ -197,40 +181,19 @@ impl Default for ServerConn {
     }
 }
 
-/// The receive buffer's limit: a head at its largest plus room to read.
-pub(crate) fn buf_limit(config: &Config) -> usize {
-    let head = config
-        .parse
-        .max_head_len
-        .max(config.parse.max_chunk_line_len)
-        .saturating_add(4);
-    head.saturating_add(config.read_buf_len.max(1))
-}
-
 impl ServerConn {
     /// A connection with `config`. Allocates its buffers now (receive
     /// buffer, field storage, the queue of unanswered requests); nothing
     /// per request after that once the output buffer has grown.
     pub fn new(config: Config) -> ServerConn {
-        let storage = config.parse.max_fields.clamp(1, 4096);
         // The queue grows on demand past this; a huge depth ("no limit")
         // must not reserve it up front.
         let depth = config.max_unanswered.clamp(1, 1024);
         ServerConn {
             out: Vec::with_capacity(config.read_buf_len.clamp(512, 64 * 1024)),
             inner: Inner {
-                buf: RecvBuf::new(config.read_buf_len, buf_limit(&config)),
-                parser: HeadParser::new(config.parse.clone()),
                 recv: RecvState::Head,
                 send: SendState::Idle,
-                eof: false,
-                fields: vec![Entry::EMPTY; storage],
-                field_count: 0,
-                trailers: vec![Entry::EMPTY; storage],
-                trailer_count: 0,
-                fields_valid: false,
-                trailers_valid: false,
-                decoder: BodyDecoder::new(BodyKind::Empty),
                 slots: VecDeque::with_capacity(depth + 1),
                 body: None,
                 body_close: false,
@@ -239,15 +202,14 @@ impl ServerConn {
                 reading: (false, false),
                 decided: None,
                 error_owed: false,
-                parser_started: false,
-                config,
+                rx: Reader::new(config),
             },
         }
     }
 
     /// The configuration.
     pub fn config(&self) -> &Config {
-        &self.inner.config
+        &self.inner.rx.config
     }
 
     /// The receiving side's state.
@@ -262,84 +224,7 @@ impl ServerConn {
 
     // --- input ---
 
-    /// The free part of the receive buffer, to read into; then call
-    /// [`filled`](Self::filled). Moves unconsumed bytes to the front first,
-    /// which ends the validity of every span handed out so far. Empty only
-    /// when unconsumed bytes fill the buffer at its limit, which happens
-    /// only while [`Event::Paused`]: answer first.
-    pub fn read_buf(&mut self) -> &mut [u8] {
-        self.inner.buf.make_room();
-        if self.inner.buf.take_moved() {
-            self.inner.invalidate_spans();
-        }
-        self.inner.buf.free()
-    }
-
-    /// Records that `n` bytes were read into [`read_buf`](Self::read_buf).
-    pub fn filled(&mut self, n: usize) {
-        self.inner.buf.fill(n);
-    }
-
-    /// Copies `data` in (for callers that read into their own buffer);
-    /// returns how many bytes fitted. Ends the validity of spans as
-    /// [`read_buf`](Self::read_buf) does.
-    pub fn feed(&mut self, data: &[u8]) -> usize {
-        let n = self.inner.buf.feed(data);
-        if self.inner.buf.take_moved() {
-            self.inner.invalidate_spans();
-        }
-        n
-    }
-
-    /// Records that the peer closed its sending side (a read returned 0).
-    pub fn eof(&mut self) {
-        self.inner.eof = true;
-    }
-
-    /// Whether [`eof`](Self::eof) was called.
-    pub fn is_eof(&self) -> bool {
-        self.inner.eof
-    }
-
-    /// The received bytes the spans of events point into.
-    pub fn received(&self) -> &[u8] {
-        self.inner.buf.all()
-    }
-
-    /// Takes every consumed byte out of the receive buffer as `Bytes`,
-    /// without a copy (`bytes` feature). The spans of the events reported
-    /// so far index the result, so a head (with
-    /// [`h1_headers::SharedHeaders::from_head`]) or body data can outlive
-    /// the buffer; events reported later index [`received`](Self::received)
-    /// again, which now starts at the first unconsumed byte.
-    #[cfg(feature = "bytes")]
-    pub fn freeze(&mut self) -> bytes::Bytes {
-        self.inner.invalidate_spans();
-        let b = self.inner.buf.freeze();
-        let _ = self.inner.buf.take_moved();
-        b
-    }
-
-    /// The fields of the last request head, while its spans are valid.
-    pub fn fields(&self) -> Option<HeadersView<'_>> {
-        let i = &self.inner;
-        i.fields_valid
-            .then(|| HeadersView::new(i.buf.all(), &i.fields[..i.field_count]))
-    }
-
-    /// The raw field entries of the last request head: spans into
-    /// [`received`](Self::received) (or into the `Bytes` of a `freeze`
-    /// that followed the head).
-    pub fn field_entries(&self) -> &[Entry] {
-        &self.inner.fields[..self.inner.field_count]
-    }
-
-    /// The trailer fields of the last [`Event::Trailers`], while valid.
-    pub fn trailers(&self) -> Option<HeadersView<'_>> {
-        let i = &self.inner;
-        i.trailers_valid
-            .then(|| HeadersView::new(i.buf.all(), &i.trailers[..i.trailer_count]))
-    }
+    receive_methods!();
 
     /// The next event. Never blocks and never reads: see [`Event`].
     pub fn next_event(&mut self) -> Event<Request> {
@@ -521,12 +406,12 @@ impl ServerConn {
         if !done {
             return Closing::Open;
         }
-        if i.eof {
+        if i.rx.eof {
             Closing::Close
         } else {
             Closing::Linger {
-                bytes: i.config.linger_bytes,
-                time: i.config.linger_time,
+                bytes: i.rx.config.linger_bytes,
+                time: i.rx.config.linger_time,
             }
         }
     }
@@ -696,7 +581,7 @@ impl Inner {
         // The body has arrived when its end was reported, or when the
         // decoder has all of it and `End` is merely not reported yet.
         let reading_it = self.slots.len() == 1 && self.recv == RecvState::Body;
-        let body_done = slot.body_done || (reading_it && self.decoder.is_done());
+        let body_done = slot.body_done || (reading_it && self.rx.decoder.is_done());
         if switch && !body_done {
             // The switch takes effect after the request (RFC 9110 §7.8).
             return Err(SendError::NotUpgradable);
@@ -767,23 +652,15 @@ impl Inner {
         }
     }
 
-    fn invalidate_spans(&mut self) {
-        self.fields_valid = false;
-        self.trailers_valid = false;
-    }
-
     fn next_event(&mut self, buffered: usize) -> Event<Request> {
         match self.recv {
-            RecvState::Head if buffered > 0 && buffered >= self.config.max_buffered_output => {
+            RecvState::Head if buffered > 0 && buffered >= self.rx.config.max_buffered_output => {
                 Event::Paused
             }
             RecvState::Head => self.read_head(),
             RecvState::Body => self.read_body(),
             RecvState::AwaitSwitch => Event::Paused,
-            RecvState::Switched => {
-                let rest = self.buf.unconsumed().len();
-                Event::Switch(Span::new(self.buf.pos(), rest).unwrap_or(Span::EMPTY))
-            }
+            RecvState::Switched => Event::Switch(self.rx.rest()),
             RecvState::Failed | RecvState::Closed => self.closed_or_paused(),
         }
     }
@@ -797,12 +674,11 @@ impl Inner {
     }
 
     fn read_head(&mut self) -> Event<Request> {
-        if self.slots.len() >= self.config.max_unanswered.max(1) {
+        if self.slots.len() >= self.rx.config.max_unanswered.max(1) {
             return Event::Paused;
         }
-        let buf = self.buf.unconsumed();
-        if buf.is_empty() {
-            if self.eof {
+        if self.rx.buf.unconsumed().is_empty() {
+            if self.rx.eof {
                 self.recv = self
                     .recv
                     .next(RecvInput::Eof { clean: true })
@@ -811,51 +687,11 @@ impl Inner {
             }
             return Event::NeedMore;
         }
-        // A head that arrived whole (the common case) is parsed once; the
-        // incremental parser, which first searches for the end of the head,
-        // takes over only when the first look finds it incomplete.
-        let parsed = if self.parser_started {
-            self.parser.parse_request(buf, &mut self.fields)
-        } else {
-            match h1_parse::parse_request(buf, &mut self.fields, &self.config.parse) {
-                Ok(Status::Partial) => {
-                    self.parser_started = true;
-                    self.parser.parse_request(buf, &mut self.fields)
-                }
-                other => other,
-            }
+        let head: RequestHead = match self.rx.head() {
+            HeadStep::Head(head) => head,
+            HeadStep::NeedMore => return Event::NeedMore,
+            HeadStep::Fail(e) => return self.fail(e),
         };
-        let head = match parsed {
-            Ok(Status::Complete(head)) => head,
-            Ok(Status::Partial) if self.eof => {
-                // The incremental parser looks at an unfinished line only
-                // at its limit; at the end, the one-shot parser's verdict
-                // on all the bytes decides, whatever the reads were.
-                let e = match h1_parse::parse_request(buf, &mut self.fields, &self.config.parse) {
-                    Err(e) => Error::Parse(e),
-                    Ok(_) => Error::UnexpectedEof,
-                };
-                return self.fail(e);
-            }
-            Ok(Status::Partial) => return Event::NeedMore,
-            Err(e) => return self.fail(Error::Parse(e)),
-        };
-        if core::mem::take(&mut self.parser_started) {
-            self.parser.reset();
-        }
-        let base = self.buf.pos();
-        let Some(head) = self.rebase(head, base) else {
-            return self.fail(Error::Parse(h1_parse::Error::new(
-                h1_parse::ErrorKind::HeadTooLarge,
-                0,
-            )));
-        };
-        self.buf.consume(head.len);
-        self.field_count = head.field_count;
-        self.fields_valid = true;
-        self.trailer_count = 0;
-        self.trailers_valid = false;
-
         let f = &head.framing;
         let v11 = head.version == Version::Http11;
         let persistent = !f.connection.close() && (v11 || f.connection.keep_alive());
@@ -865,7 +701,7 @@ impl Inner {
             (_, None) => BodyKind::Empty,
         };
         if let BodyKind::Length(n) = body {
-            if n > self.config.max_body_len {
+            if n > self.rx.config.max_body_len {
                 return self.fail(Error::BodyTooLarge);
             }
         }
@@ -886,7 +722,7 @@ impl Inner {
             upgrade: v11 && f.upgrade && f.connection.upgrade(),
             persistent,
         };
-        self.decoder = BodyDecoder::new(body);
+        self.rx.decoder = BodyDecoder::new(body);
         self.decided = None;
         self.reading = (
             persistent,
@@ -911,51 +747,13 @@ impl Inner {
         Event::Head(request)
     }
 
-    /// Makes the spans of a head parsed at `base` relative to the whole
-    /// buffer.
-    fn rebase(&mut self, mut head: RequestHead, base: usize) -> Option<RequestHead> {
-        head.method = head.method.shift_up(base)?;
-        head.target = head.target.shift_up(base)?;
-        if let Some(h) = head.framing.host {
-            head.framing.host = Some(h.shift_up(base)?);
-        }
-        for e in &mut self.fields[..head.field_count] {
-            e.name = e.name.shift_up(base)?;
-            e.value = e.value.shift_up(base)?;
-        }
-        Some(head)
-    }
-
     fn read_body(&mut self) -> Event<Request> {
-        let base = self.buf.pos();
-        let buf = self.buf.unconsumed();
-        let (used, what) =
-            match self
-                .decoder
-                .decode(buf, self.eof, &mut self.trailers, &self.config)
-            {
-                Ok(r) => r,
-                Err(e) => return self.fail(e),
-            };
-        self.buf.consume(used);
-        match what {
-            Decoded::Data(span) => match span.shift_up(base) {
-                Some(s) => Event::Data(s),
-                None => self.fail(Error::BodyTooLarge),
-            },
-            Decoded::Trailers(n) => {
-                for e in &mut self.trailers[..n] {
-                    match (e.name.shift_up(base), e.value.shift_up(base)) {
-                        (Some(a), Some(b)) => (e.name, e.value) = (a, b),
-                        _ => return self.fail(Error::BodyTooLarge),
-                    }
-                }
-                self.trailer_count = n;
-                self.trailers_valid = true;
-                Event::Trailers(n)
-            }
-            Decoded::NeedMore => Event::NeedMore,
-            Decoded::End => {
+        match self.rx.body() {
+            Err(e) => self.fail(e),
+            Ok(Decoded::Data(span)) => Event::Data(span),
+            Ok(Decoded::Trailers(n)) => Event::Trailers(n),
+            Ok(Decoded::NeedMore) => Event::NeedMore,
+            Ok(Decoded::End) => {
                 // The newest slot is this request's, unless it was already
                 // answered (and so every earlier one too).
                 if let Some(slot) = self.slots.back_mut() {

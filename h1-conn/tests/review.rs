@@ -2,22 +2,11 @@
 //! finding (see the `// finding N` comments) and fails on the code it was
 //! written against.
 
+mod common;
+
+use common::{head, take_out};
 use h1_conn::{ClientConn, Closing, Config, Event, SendError, ServerConn};
 use h1_encode::Body;
-
-fn head(conn: &mut ServerConn) -> h1_conn::Request {
-    match conn.next_event() {
-        Event::Head(r) => r,
-        other => panic!("want a head, got {other:?}"),
-    }
-}
-
-fn take_out(conn: &mut ServerConn) -> String {
-    let out = String::from_utf8_lossy(conn.out()).into_owned();
-    let n = conn.out().len();
-    conn.written(n);
-    out
-}
 
 /// Up to `n` events, stopping at the first that needs the driver (not
 /// Data/Trailers/End), as owned debug strings plus the stopping event.

@@ -1,24 +1,13 @@
 //! The server role's behaviours one by one: expectations, switching,
 //! errors in a pipeline, limits, pausing, closing.
 
+mod common;
+
+use common::{head, take_out};
 use h1_conn::state::{RecvState, SendState};
 use h1_conn::{BodyKind, Closing, Config, Error, Event, SendError, ServerConn};
 use h1_encode::Body;
 use h1_parse::ErrorKind;
-
-fn head(conn: &mut ServerConn) -> h1_conn::Request {
-    match conn.next_event() {
-        Event::Head(r) => r,
-        other => panic!("want a head, got {other:?}"),
-    }
-}
-
-fn take_out(conn: &mut ServerConn) -> String {
-    let out = String::from_utf8_lossy(conn.out()).into_owned();
-    let n = conn.out().len();
-    conn.written(n);
-    out
-}
 
 /// Drains events until one that is not Data/Trailers/End.
 fn drain(conn: &mut ServerConn) -> Event<h1_conn::Request> {

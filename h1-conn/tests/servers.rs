@@ -26,10 +26,12 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-#[allow(dead_code)]
+// Both examples include `examples/common/listen.rs`; here that makes two
+// copies of it, one in each, which is what the examples get too.
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "../examples/echo.rs"]
 mod echo;
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)]
 #[path = "../examples/hello.rs"]
 mod hello;
 

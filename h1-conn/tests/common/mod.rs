@@ -297,3 +297,19 @@ pub(crate) fn split_at<'a>(bytes: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
     out.push(&bytes[from..]);
     out
 }
+
+/// The next event, which must be a request head.
+pub(crate) fn head(conn: &mut ServerConn) -> h1_conn::Request {
+    match conn.next_event() {
+        Event::Head(r) => r,
+        other => panic!("want a head, got {other:?}"),
+    }
+}
+
+/// Everything the connection has to write, as text, marked written.
+pub(crate) fn take_out(conn: &mut ServerConn) -> String {
+    let out = String::from_utf8_lossy(conn.out()).into_owned();
+    let n = conn.out().len();
+    conn.written(n);
+    out
+}

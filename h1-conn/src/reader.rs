@@ -1,0 +1,335 @@
+//! The receiving half both roles share: the buffer, the head parser, the
+//! body decoder, and the spans of the last head and trailer section.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use h1_headers::{Entry, HeadersView, Span};
+use h1_parse::{HeadParser, RequestHead, ResponseHead, Status};
+
+use crate::body::{BodyDecoder, BodyKind, Decoded};
+use crate::config::Config;
+use crate::error::Error;
+use crate::recv_buf::RecvBuf;
+
+/// A head either role parses: how to parse it, and how to move its spans.
+pub(crate) trait Parsed: Copy {
+    fn one_shot(buf: &[u8], fields: &mut [Entry], config: &Config) -> ParseResult<Self>;
+    fn incremental(p: &mut HeadParser, buf: &[u8], fields: &mut [Entry]) -> ParseResult<Self>;
+    fn len(&self) -> usize;
+    fn field_count(&self) -> usize;
+    /// The head's own spans (not the fields'), `base` bytes further on.
+    fn shift(self, base: usize) -> Option<Self>;
+}
+
+type ParseResult<T> = Result<Status<T>, h1_parse::Error>;
+
+impl Parsed for RequestHead {
+    fn one_shot(buf: &[u8], fields: &mut [Entry], config: &Config) -> ParseResult<Self> {
+        h1_parse::parse_request(buf, fields, &config.parse)
+    }
+    fn incremental(p: &mut HeadParser, buf: &[u8], fields: &mut [Entry]) -> ParseResult<Self> {
+        p.parse_request(buf, fields)
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn field_count(&self) -> usize {
+        self.field_count
+    }
+    fn shift(mut self, base: usize) -> Option<Self> {
+        self.method = self.method.shift_up(base)?;
+        self.target = self.target.shift_up(base)?;
+        if let Some(h) = self.framing.host {
+            self.framing.host = Some(h.shift_up(base)?);
+        }
+        Some(self)
+    }
+}
+
+impl Parsed for ResponseHead {
+    fn one_shot(buf: &[u8], fields: &mut [Entry], config: &Config) -> ParseResult<Self> {
+        h1_parse::parse_response(buf, fields, &config.parse)
+    }
+    fn incremental(p: &mut HeadParser, buf: &[u8], fields: &mut [Entry]) -> ParseResult<Self> {
+        p.parse_response(buf, fields)
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn field_count(&self) -> usize {
+        self.field_count
+    }
+    fn shift(mut self, base: usize) -> Option<Self> {
+        self.reason = self.reason.shift_up(base)?;
+        Some(self)
+    }
+}
+
+/// What reading a head gave.
+pub(crate) enum HeadStep<T> {
+    Head(T),
+    NeedMore,
+    Fail(Error),
+}
+
+#[derive(Debug)]
+pub(crate) struct Reader {
+    pub(crate) config: Config,
+    pub(crate) buf: RecvBuf,
+    pub(crate) eof: bool,
+    parser: HeadParser,
+    /// The incremental parser holds state for the head being received.
+    parser_started: bool,
+    fields: Vec<Entry>,
+    field_count: usize,
+    trailers: Vec<Entry>,
+    trailer_count: usize,
+    /// The spans of the last head still point at their bytes.
+    fields_valid: bool,
+    /// The spans of the last trailer section still point at their bytes
+    /// (false again once a new head arrives).
+    trailers_valid: bool,
+    pub(crate) decoder: BodyDecoder,
+}
+
+/// The receive buffer's limit: a head at its largest plus room to read.
+fn buf_limit(config: &Config) -> usize {
+    let head = config
+        .parse
+        .max_head_len
+        .max(config.parse.max_chunk_line_len)
+        .saturating_add(4);
+    head.saturating_add(config.read_buf_len.max(1))
+}
+
+impl Reader {
+    pub(crate) fn new(config: Config) -> Reader {
+        let storage = config.parse.max_fields.clamp(1, 4096);
+        Reader {
+            buf: RecvBuf::new(config.read_buf_len, buf_limit(&config)),
+            eof: false,
+            parser: HeadParser::new(config.parse.clone()),
+            parser_started: false,
+            fields: vec![Entry::EMPTY; storage],
+            field_count: 0,
+            trailers: vec![Entry::EMPTY; storage],
+            trailer_count: 0,
+            fields_valid: false,
+            trailers_valid: false,
+            decoder: BodyDecoder::new(BodyKind::Empty),
+            config,
+        }
+    }
+
+    pub(crate) fn read_buf(&mut self) -> &mut [u8] {
+        self.buf.make_room();
+        if self.buf.take_moved() {
+            self.invalidate_spans();
+        }
+        self.buf.free()
+    }
+
+    pub(crate) fn feed(&mut self, data: &[u8]) -> usize {
+        let n = self.buf.feed(data);
+        if self.buf.take_moved() {
+            self.invalidate_spans();
+        }
+        n
+    }
+
+    #[cfg(feature = "bytes")]
+    pub(crate) fn freeze(&mut self) -> bytes::Bytes {
+        self.invalidate_spans();
+        let b = self.buf.freeze();
+        let _ = self.buf.take_moved();
+        b
+    }
+
+    pub(crate) fn invalidate_spans(&mut self) {
+        self.fields_valid = false;
+        self.trailers_valid = false;
+    }
+
+    pub(crate) fn fields(&self) -> Option<HeadersView<'_>> {
+        self.fields_valid
+            .then(|| HeadersView::new(self.buf.all(), &self.fields[..self.field_count]))
+    }
+
+    pub(crate) fn field_entries(&self) -> &[Entry] {
+        &self.fields[..self.field_count]
+    }
+
+    pub(crate) fn trailers(&self) -> Option<HeadersView<'_>> {
+        self.trailers_valid
+            .then(|| HeadersView::new(self.buf.all(), &self.trailers[..self.trailer_count]))
+    }
+
+    /// Reads a head from the unconsumed bytes; on success they are
+    /// consumed and the spans point into the whole buffer.
+    pub(crate) fn head<T: Parsed>(&mut self) -> HeadStep<T> {
+        let buf = self.buf.unconsumed();
+        // A head that arrived whole (the common case) is parsed once; the
+        // incremental parser, which first searches for the end of the head,
+        // takes over only when the first look finds it incomplete.
+        let parsed = if self.parser_started {
+            T::incremental(&mut self.parser, buf, &mut self.fields)
+        } else {
+            match T::one_shot(buf, &mut self.fields, &self.config) {
+                Ok(Status::Partial) => {
+                    self.parser_started = true;
+                    T::incremental(&mut self.parser, buf, &mut self.fields)
+                }
+                other => other,
+            }
+        };
+        let head = match parsed {
+            Ok(Status::Complete(head)) => head,
+            Ok(Status::Partial) if self.eof => {
+                // The incremental parser looks at an unfinished line only
+                // at its limit; at the end, the one-shot parser's verdict
+                // on all the bytes decides, whatever the reads were.
+                return HeadStep::Fail(match T::one_shot(buf, &mut self.fields, &self.config) {
+                    Err(e) => Error::Parse(e),
+                    Ok(_) => Error::UnexpectedEof,
+                });
+            }
+            Ok(Status::Partial) => return HeadStep::NeedMore,
+            Err(e) => return HeadStep::Fail(Error::Parse(e)),
+        };
+        if core::mem::take(&mut self.parser_started) {
+            self.parser.reset();
+        }
+        let base = self.buf.pos();
+        let Some(head) = self.rebase(head, base) else {
+            // Spans past 4 GiB: the buffer never holds that much.
+            let e = h1_parse::Error::new(h1_parse::ErrorKind::HeadTooLarge, 0);
+            return HeadStep::Fail(Error::Parse(e));
+        };
+        self.buf.consume(head.len());
+        self.field_count = head.field_count();
+        self.fields_valid = true;
+        self.trailer_count = 0;
+        self.trailers_valid = false;
+        HeadStep::Head(head)
+    }
+
+    /// Makes the spans of a head parsed at `base` relative to the whole
+    /// buffer.
+    fn rebase<T: Parsed>(&mut self, head: T, base: usize) -> Option<T> {
+        for e in &mut self.fields[..head.field_count()] {
+            e.name = e.name.shift_up(base)?;
+            e.value = e.value.shift_up(base)?;
+        }
+        head.shift(base)
+    }
+
+    /// Decodes body bytes; spans point into the whole buffer.
+    pub(crate) fn body(&mut self) -> Result<Decoded, Error> {
+        let base = self.buf.pos();
+        let buf = self.buf.unconsumed();
+        let (used, what) = self
+            .decoder
+            .decode(buf, self.eof, &mut self.trailers, &self.config)?;
+        self.buf.consume(used);
+        let too_far = || Error::BodyTooLarge;
+        Ok(match what {
+            Decoded::Data(span) => Decoded::Data(span.shift_up(base).ok_or_else(too_far)?),
+            Decoded::Trailers(n) => {
+                for e in &mut self.trailers[..n] {
+                    e.name = e.name.shift_up(base).ok_or_else(too_far)?;
+                    e.value = e.value.shift_up(base).ok_or_else(too_far)?;
+                }
+                self.trailer_count = n;
+                self.trailers_valid = true;
+                Decoded::Trailers(n)
+            }
+            other => other,
+        })
+    }
+
+    /// The unconsumed bytes as a span of the whole buffer.
+    pub(crate) fn rest(&self) -> Span {
+        Span::new(self.buf.pos(), self.buf.unconsumed().len()).unwrap_or(Span::EMPTY)
+    }
+}
+
+/// The public methods of the receiving half, the same for both roles
+/// (`self.inner.rx` is the [`Reader`]).
+macro_rules! receive_methods {
+    () => {
+        /// The free part of the receive buffer, to read into; then call
+        /// [`filled`](Self::filled). Moves unconsumed bytes to the front
+        /// first, which ends the validity of every span handed out so far.
+        /// Empty only when unconsumed bytes fill the buffer at its limit,
+        /// which happens only while [`Event::Paused`]: answer first.
+        pub fn read_buf(&mut self) -> &mut [u8] {
+            self.inner.rx.read_buf()
+        }
+
+        /// Records that `n` bytes were read into [`read_buf`](Self::read_buf).
+        pub fn filled(&mut self, n: usize) {
+            self.inner.rx.buf.fill(n);
+        }
+
+        /// Copies `data` in (for callers that read into their own buffer);
+        /// returns how many bytes fitted. Ends the validity of spans as
+        /// [`read_buf`](Self::read_buf) does.
+        pub fn feed(&mut self, data: &[u8]) -> usize {
+            self.inner.rx.feed(data)
+        }
+
+        /// Records that the peer closed its sending side (a read returned 0).
+        pub fn eof(&mut self) {
+            self.inner.rx.eof = true;
+        }
+
+        /// Whether [`eof`](Self::eof) was called.
+        pub fn is_eof(&self) -> bool {
+            self.inner.rx.eof
+        }
+
+        /// The received bytes the spans of events point into.
+        pub fn received(&self) -> &[u8] {
+            self.inner.rx.buf.all()
+        }
+
+        /// How many received bytes are not consumed yet: the start of the
+        /// next message (or of the new protocol's stream after a switch).
+        pub fn buffered(&self) -> usize {
+            self.inner.rx.buf.unconsumed().len()
+        }
+
+        /// Takes every consumed byte out of the receive buffer as `Bytes`,
+        /// without a copy (`bytes` feature). The spans of the events
+        /// reported so far index the result, so a head (with
+        /// [`h1_headers::SharedHeaders::from_head`] and
+        /// [`field_entries`](Self::field_entries)) or body data can outlive
+        /// the buffer; events reported later index
+        /// [`received`](Self::received) again, which now starts at the first
+        /// unconsumed byte.
+        #[cfg(feature = "bytes")]
+        pub fn freeze(&mut self) -> bytes::Bytes {
+            self.inner.rx.freeze()
+        }
+
+        /// The fields of the last head, while its spans are valid.
+        pub fn fields(&self) -> Option<HeadersView<'_>> {
+            self.inner.rx.fields()
+        }
+
+        /// The raw field entries of the last head: spans into
+        /// [`received`](Self::received) (or into the `Bytes` of a `freeze`
+        /// that followed the head).
+        pub fn field_entries(&self) -> &[Entry] {
+            self.inner.rx.field_entries()
+        }
+
+        /// The trailer fields of the last [`Event::Trailers`], while valid
+        /// (until the next head).
+        pub fn trailers(&self) -> Option<HeadersView<'_>> {
+            self.inner.rx.trailers()
+        }
+    };
+}
+pub(crate) use receive_methods;
