@@ -10,10 +10,13 @@
 //! |---|---|---|---|
 //! | `Head` | a complete head (a message without a body ends at once) | `Body` | 9112 §6.3 |
 //! | `Body` | end of the message, persistent, no switch asked | `Head` | 9112 §9.3 |
-//! | `Body` | end of the message, a switch asked (Upgrade, CONNECT) | `AwaitSwitch` | 9110 §7.8, §9.3.6 |
+//! | `Body` | end of the message, a switch asked (Upgrade, CONNECT) and not yet answered | `AwaitSwitch` | 9110 §7.8, §9.3.6 |
+//! | `Body` | end of the message, a switch asked and already answered (server: the answer came before the end was reported) | `Switched`, or as without a switch | 9110 §7.8 |
 //! | `Body` | end of the message, not persistent | `Closed` | 9112 §9.3, §9.6 |
 //! | `AwaitSwitch` | the response switched (101, 2xx to CONNECT) | `Switched` | 9110 §7.8, §9.3.6 |
 //! | `AwaitSwitch` | the response did not switch | `Head` (or `Closed` when it closes) | 9110 §7.8 |
+//! | `AwaitSwitch` | a response to an earlier request | `AwaitSwitch` (only the answer to the message that asked decides) | 9112 §9.3.2 |
+//! | `Head` | (server) a response head that closes the connection is written, or `close()` | `Closed` | 9112 §9.6 |
 //! | `Head`, `Body`, `AwaitSwitch` | a response that closes the connection is finished | `Closed` | 9112 §9.6 |
 //! | `Head` with no bytes buffered | end of input | `Closed` | 9112 §9.6 |
 //! | `Head` with bytes, `Body` | end of input (client: unless the body is close-delimited) | `Failed` | 9112 §8 |
