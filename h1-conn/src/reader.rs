@@ -171,16 +171,22 @@ impl Reader {
         let buf = self.buf.unconsumed();
         // A head that arrived whole (the common case) is parsed once; the
         // incremental parser, which first searches for the end of the head,
-        // takes over only when the first look finds it incomplete.
-        let parsed = if self.parser_started {
-            T::incremental(&mut self.parser, buf, &mut self.fields)
+        // takes over when the first look does not find a complete head, and
+        // gives the verdict on an incomplete or invalid one, so that the
+        // verdict does not depend on how the bytes were read.
+        let first = if self.parser_started {
+            None
         } else {
             match T::one_shot(buf, &mut self.fields, &self.config) {
-                Ok(Status::Partial) => {
-                    self.parser_started = true;
-                    T::incremental(&mut self.parser, buf, &mut self.fields)
-                }
-                other => other,
+                Ok(Status::Complete(head)) => Some(head),
+                _ => None,
+            }
+        };
+        let parsed = match first {
+            Some(head) => Ok(Status::Complete(head)),
+            None => {
+                self.parser_started = true;
+                T::incremental(&mut self.parser, buf, &mut self.fields)
             }
         };
         let head = match parsed {
