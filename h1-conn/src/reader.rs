@@ -167,6 +167,7 @@ impl Reader {
 
     /// Reads a head from the unconsumed bytes; on success they are
     /// consumed and the spans point into the whole buffer.
+    #[inline]
     pub(crate) fn head<T: Parsed>(&mut self) -> HeadStep<T> {
         let buf = self.buf.unconsumed();
         // A head that arrived whole (the common case) is parsed once; the
@@ -174,38 +175,36 @@ impl Reader {
         // takes over when the first look does not find a complete head, and
         // gives the verdict on an incomplete or invalid one, so that the
         // verdict does not depend on how the bytes were read.
-        let first = if self.parser_started {
-            None
-        } else {
-            match T::one_shot(buf, &mut self.fields, &self.config) {
-                Ok(Status::Complete(head)) => Some(head),
-                _ => None,
+        if !self.parser_started {
+            if let Ok(Status::Complete(head)) = T::one_shot(buf, &mut self.fields, &self.config) {
+                return self.accept(head);
             }
-        };
-        let parsed = match first {
-            Some(head) => Ok(Status::Complete(head)),
-            None => {
-                self.parser_started = true;
-                T::incremental(&mut self.parser, buf, &mut self.fields)
+            self.parser_started = true;
+        }
+        match T::incremental(&mut self.parser, buf, &mut self.fields) {
+            Ok(Status::Complete(head)) => {
+                self.parser_started = false;
+                self.parser.reset();
+                self.accept(head)
             }
-        };
-        let head = match parsed {
-            Ok(Status::Complete(head)) => head,
             Ok(Status::Partial) if self.eof => {
                 // The incremental parser looks at an unfinished line only
                 // at its limit; at the end, the one-shot parser's verdict
                 // on all the bytes decides, whatever the reads were.
-                return HeadStep::Fail(match T::one_shot(buf, &mut self.fields, &self.config) {
+                HeadStep::Fail(match T::one_shot(buf, &mut self.fields, &self.config) {
                     Err(e) => Error::Parse(e),
                     Ok(_) => Error::UnexpectedEof,
-                });
+                })
             }
-            Ok(Status::Partial) => return HeadStep::NeedMore,
-            Err(e) => return HeadStep::Fail(Error::Parse(e)),
-        };
-        if core::mem::take(&mut self.parser_started) {
-            self.parser.reset();
+            Ok(Status::Partial) => HeadStep::NeedMore,
+            Err(e) => HeadStep::Fail(Error::Parse(e)),
         }
+    }
+
+    /// Takes a complete head: its bytes are consumed, its spans made
+    /// relative to the whole buffer.
+    #[inline]
+    fn accept<T: Parsed>(&mut self, head: T) -> HeadStep<T> {
         let base = self.buf.pos();
         let Some(head) = self.rebase(head, base) else {
             // Spans past 4 GiB: the buffer never holds that much.
@@ -231,6 +230,7 @@ impl Reader {
     }
 
     /// Decodes body bytes; spans point into the whole buffer.
+    #[inline]
     pub(crate) fn body(&mut self) -> Result<Decoded, Error> {
         let base = self.buf.pos();
         let buf = self.buf.unconsumed();
