@@ -152,15 +152,14 @@ pub(super) fn parse_fields<C: Classify>(
             },
         };
         let mut value_start = name_end + 1;
-        // The line up to its value's end: indexing it below needs no checks.
-        let line = buf.get(..value_end).unwrap_or_default();
-        if value_start < line.len() {
+        if value_start < value_end {
             // `: value`: skip the one SP; any other whitespace at either
-            // end is rare and trimmed out of line.
-            value_start += usize::from(line[value_start] == b' ');
-            if value_start < line.len()
-                && (is_ows(line[value_start]) | is_ows(line[line.len() - 1]))
-            {
+            // end is rare and trimmed out of line. The value scan stopped at
+            // every control byte but HTAB, so a value byte up to SP is
+            // whitespace.
+            let last = buf[value_end - 1];
+            value_start += usize::from(buf[value_start] == b' ');
+            if (value_start < value_end && buf[value_start] <= b' ') | (last <= b' ') {
                 (value_start, value_end) = trim(buf, value_start, value_end);
             }
         }
