@@ -63,8 +63,29 @@ impl FieldSink for NoFacts {
 /// one SP before the value. Everything else (line errors, bare LF,
 /// incomplete lines) goes through [`slow_line`], which decides with the
 /// same predicates.
+///
+/// The walk is compiled twice, with and without obs-fold: the strict one
+/// then carries no fold state and makes no fold call.
 #[inline(always)]
 pub(super) fn parse_fields<C: Classify>(
+    blocks: &mut Blocks<C>,
+    buf: &[u8],
+    pos: usize,
+    fields: &mut [Entry],
+    config: &Config,
+    sink: &mut impl FieldSink,
+    resume: &mut Resume,
+) -> Result<Status<FieldsEnd>> {
+    if config.allow_obs_fold {
+        walk::<C, true>(blocks, buf, pos, fields, config, sink, resume)
+    } else {
+        walk::<C, false>(blocks, buf, pos, fields, config, sink, resume)
+    }
+}
+
+/// [`parse_fields`], with `allow_obs_fold` as `FOLD`.
+#[inline(always)]
+fn walk<C: Classify, const FOLD: bool>(
     blocks: &mut Blocks<C>,
     buf: &[u8],
     mut pos: usize,
@@ -79,7 +100,6 @@ pub(super) fn parse_fields<C: Classify>(
     let mut slots = fields[..max_fields].iter_mut();
     let count = |slots: &core::slice::IterMut<'_, Entry>| max_fields - slots.len();
     let max_line = config.max_field_line_len;
-    let allow_obs_fold = config.allow_obs_fold;
     let mut obs_fold = false;
     loop {
         blocks.seek(buf, pos);
@@ -164,7 +184,7 @@ pub(super) fn parse_fields<C: Classify>(
             }
         }
         let mut folded = false;
-        if allow_obs_fold {
+        if FOLD {
             match fold(blocks.c, buf, pos, value_start, value_end, next, config)? {
                 Status::Complete((s, e, n)) => {
                     folded = n != next;
