@@ -43,12 +43,13 @@ impl FieldSink for Facts {
     /// only a framing field leaves this inlined match.
     #[inline(always)]
     fn field(&mut self, buf: &[u8], l: Line) -> Result<()> {
-        let name = &buf[l.name_start..l.name_end];
+        // The name is sliced only for a length a framing field has.
+        let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
         if l.folded {
-            return folded(name, l.value_start);
+            return folded(name(), l.value_start);
         }
-        match name.len() {
-            4 if self.request && name_is(name, b"host") => {
+        match l.name_end.wrapping_sub(l.name_start) {
+            4 if self.request && name_is(name(), b"host") => {
                 // The first Host with a usual value is decided inline; the
                 // rest (a repeat, an IP literal, an error) out of line.
                 if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
@@ -58,22 +59,22 @@ impl FieldSink for Facts {
                 }
                 self.host(buf, l.name_start, l.value_start, l.value_end)
             }
-            6 if self.request && name_is(name, b"expect") => {
+            6 if self.request && name_is(name(), b"expect") => {
                 self.expect(&buf[l.value_start..l.value_end]);
                 Ok(())
             }
-            7 if name_is(name, b"upgrade") => {
+            7 if name_is(name(), b"upgrade") => {
                 self.framing.upgrade = true;
                 Ok(())
             }
-            10 if name_is(name, b"connection") => {
+            10 if name_is(name(), b"connection") => {
                 self.connection(&buf[l.value_start..l.value_end]);
                 Ok(())
             }
-            14 if name_is(name, b"content-length") => {
+            14 if name_is(name(), b"content-length") => {
                 self.content_length(buf, l.name_start, l.value_start, l.value_end)
             }
-            17 if name_is(name, b"transfer-encoding") => {
+            17 if name_is(name(), b"transfer-encoding") => {
                 self.transfer_encoding(buf, l.name_start, l.value_start, l.value_end)
             }
             _ => Ok(()),
