@@ -39,6 +39,44 @@ fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
 }
 
 impl FieldSink for Facts {
+    /// Every line but a framing field's, and the usual `Host` and
+    /// `Connection`, are taken here; the rest goes to [`Facts::field`]'s
+    /// calls.
+    #[inline(always)]
+    fn field_inline(&mut self, buf: &[u8], l: Line) -> bool {
+        let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
+        let value = || buf.get(l.value_start..l.value_end).unwrap_or_default();
+        match l.name_end.wrapping_sub(l.name_start) {
+            4 if self.request && name_is(name(), b"host") => {
+                if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
+                    self.host_count = 1;
+                    self.framing.host = Some(span(l.value_start, l.value_end));
+                    return true;
+                }
+                false
+            }
+            6 if self.request && name_is(name(), b"expect") => false,
+            7 if name_is(name(), b"upgrade") => {
+                self.framing.upgrade = true;
+                true
+            }
+            10 if name_is(name(), b"connection") => {
+                let bit = if name_is(value(), b"keep-alive") {
+                    ConnectionTokens::KEEP_ALIVE
+                } else if name_is(value(), b"close") {
+                    ConnectionTokens::CLOSE
+                } else {
+                    return false;
+                };
+                self.framing.connection.bits |= bit;
+                true
+            }
+            14 if name_is(name(), b"content-length") => false,
+            17 if name_is(name(), b"transfer-encoding") => false,
+            _ => true,
+        }
+    }
+
     /// Names are told apart by length first, then compared a word at a time;
     /// only a framing field leaves this inlined match.
     #[inline(always)]
