@@ -41,7 +41,9 @@ fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
 impl FieldSink for Facts {
     /// Every line but a framing field's, and the usual `Host` and
     /// `Connection`, are taken here; the rest goes to [`Facts::field`]'s
-    /// calls.
+    /// calls. A field [`Facts::field`] acts on must be declined here or
+    /// handled the same way (`field_inline_agrees_with_field` checks it for
+    /// every framing name: add a new one there too).
     #[inline(always)]
     fn field_inline(&mut self, buf: &[u8], l: Line) -> bool {
         let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
@@ -706,6 +708,93 @@ fn valid_ipv4(s: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::format;
+    use std::string::String;
+
+    #[test]
+    fn field_inline_agrees_with_field() {
+        // What the walk does with a line (`field_inline`, then `field` when
+        // it declines) must be what `field` alone does, line after line:
+        // every framing name in several spellings, names that only look
+        // like them, and values of every kind, each line seen twice (a
+        // repeated Host is an error).
+        let names = [
+            "Host",
+            "host",
+            "HOST",
+            "Hosu",
+            "Expect",
+            "Upgrade",
+            "upgrade",
+            "Connection",
+            "cONNECTION",
+            "Connectiom",
+            "Content-Length",
+            "Transfer-Encoding",
+            "Accept",
+            "Cookie",
+            "User-Agent",
+            "Sec-Fetch-Site",
+            "Keep-Alive",
+            "TE",
+            "X",
+        ];
+        let long = "y".repeat(70);
+        let values = [
+            "",
+            "a",
+            "localhost:8080",
+            "tfb-server",
+            "api.internal.example.com",
+            "[::1]:80",
+            "a_b",
+            "a b",
+            "keep-alive",
+            "Keep-Alive",
+            "close",
+            "CLOSE",
+            "upgrade",
+            "keep-alive, upgrade",
+            "100-continue",
+            "5",
+            "05",
+            "chunked",
+            "gzip, chunked",
+            long.as_str(),
+        ];
+        for request in [true, false] {
+            for version in [Version::Http10, Version::Http11] {
+                for name in names {
+                    for value in values {
+                        let text: String = format!("{name}: {value}\r\n\r\n");
+                        let buf = text.as_bytes();
+                        let line = Line {
+                            name_start: 0,
+                            name_end: name.len(),
+                            value_start: name.len() + 2,
+                            value_end: name.len() + 2 + value.len(),
+                            folded: false,
+                        };
+                        let mut walk = Facts::new(request, version);
+                        let mut each = walk.clone();
+                        for _ in 0..2 {
+                            let w = if walk.field_inline(buf, line) {
+                                Ok(())
+                            } else {
+                                walk.field(buf, line)
+                            };
+                            let e = each.field(buf, line);
+                            assert_eq!(w, e, "{text:?}");
+                            assert_eq!(format!("{walk:?}"), format!("{each:?}"), "{text:?}");
+                            if e.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// The byte-at-a-time definition `reg_name_len` must agree with.
     fn reg_name_len_naive(v: &[u8]) -> usize {
