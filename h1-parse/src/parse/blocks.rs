@@ -93,10 +93,22 @@ impl<C: Classify> Blocks<C> {
                 self.nt = self.c.non_token(b);
                 self.nv = self.c.non_value(b);
             }
-            None => {
-                self.nt = tail_mask(self.c, buf, self.base, Stop::Token);
-                self.nv = tail_mask(self.c, buf, self.base, Stop::Value);
+            // The last block of a buffer of at least 64 bytes: its last 64
+            // bytes classified and shifted. A shorter buffer never gets
+            // here (its one block is classified by `new_with` and the
+            // cursor never moves); were it to, every byte would be a stop,
+            // which sends the walk to `slow_line`, right on any buffer. So
+            // the walk's loop holds no copy of a short block (a `memcpy`
+            // call, which would cost it registers).
+            None if buf.len() >= 64 => {
+                let (at, from) = (self.base, buf.len() - 64);
+                let b: &Block = buf[from..].try_into().unwrap_or(&[0; 64]);
+                let past_end = !low_bits(buf.len().saturating_sub(at));
+                let shift = |m: u64| m.checked_shr((at - from) as u32).unwrap_or(0) | past_end;
+                self.nt = shift(self.c.non_token(b));
+                self.nv = shift(self.c.non_value(b));
             }
+            None => (self.nt, self.nv) = (u64::MAX, u64::MAX),
         }
     }
 

@@ -9,6 +9,7 @@ use super::fields::{FieldSink, Line};
 use super::{err, span, Result};
 use crate::error::ErrorKind as K;
 use crate::head::{ConnectionTokens, Expect, Framing, TransferEncoding, Version};
+use crate::scan::low_bits;
 
 /// Whether the token `name` equals `lower`, an all-lowercase name of 4 to
 /// 24 letters and `-`. For tchars, OR-ing 0x20 maps exactly the two cases of a
@@ -38,34 +39,82 @@ fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
 }
 
 impl FieldSink for Facts {
+    /// Every line but a framing field's, and the usual `Host` and
+    /// `Connection`, are taken here; the rest goes to [`Facts::field`]'s
+    /// calls. A field [`Facts::field`] acts on must be declined here or
+    /// handled the same way (`field_inline_agrees_with_field` checks it for
+    /// every framing name: add a new one there too).
+    #[inline(always)]
+    fn field_inline(&mut self, buf: &[u8], l: Line) -> bool {
+        let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
+        let value = || buf.get(l.value_start..l.value_end).unwrap_or_default();
+        match l.name_end.wrapping_sub(l.name_start) {
+            4 if self.request && name_is(name(), b"host") => {
+                if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
+                    self.host_count = 1;
+                    self.framing.host = Some(span(l.value_start, l.value_end));
+                    return true;
+                }
+                false
+            }
+            6 if self.request && name_is(name(), b"expect") => false,
+            7 if name_is(name(), b"upgrade") => {
+                self.framing.upgrade = true;
+                true
+            }
+            10 if name_is(name(), b"connection") => {
+                let bit = if name_is(value(), b"keep-alive") {
+                    ConnectionTokens::KEEP_ALIVE
+                } else if name_is(value(), b"close") {
+                    ConnectionTokens::CLOSE
+                } else {
+                    return false;
+                };
+                self.framing.connection.bits |= bit;
+                true
+            }
+            14 if name_is(name(), b"content-length") => false,
+            17 if name_is(name(), b"transfer-encoding") => false,
+            _ => true,
+        }
+    }
+
     /// Names are told apart by length first, then compared a word at a time;
     /// only a framing field leaves this inlined match.
     #[inline(always)]
     fn field(&mut self, buf: &[u8], l: Line) -> Result<()> {
-        let name = &buf[l.name_start..l.name_end];
+        // The name is sliced only for a length a framing field has.
+        let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
         if l.folded {
-            return folded(name, l.value_start);
+            return folded(name(), l.value_start);
         }
-        match name.len() {
-            4 if self.request && name_is(name, b"host") => {
+        match l.name_end.wrapping_sub(l.name_start) {
+            4 if self.request && name_is(name(), b"host") => {
+                // The first Host with a usual value is decided inline; the
+                // rest (a repeat, an IP literal, an error) out of line.
+                if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
+                    self.host_count = 1;
+                    self.framing.host = Some(span(l.value_start, l.value_end));
+                    return Ok(());
+                }
                 self.host(buf, l.name_start, l.value_start, l.value_end)
             }
-            6 if self.request && name_is(name, b"expect") => {
+            6 if self.request && name_is(name(), b"expect") => {
                 self.expect(&buf[l.value_start..l.value_end]);
                 Ok(())
             }
-            7 if name_is(name, b"upgrade") => {
+            7 if name_is(name(), b"upgrade") => {
                 self.framing.upgrade = true;
                 Ok(())
             }
-            10 if name_is(name, b"connection") => {
+            10 if name_is(name(), b"connection") => {
                 self.connection(&buf[l.value_start..l.value_end]);
                 Ok(())
             }
-            14 if name_is(name, b"content-length") => {
+            14 if name_is(name(), b"content-length") => {
                 self.content_length(buf, l.name_start, l.value_start, l.value_end)
             }
-            17 if name_is(name, b"transfer-encoding") => {
+            17 if name_is(name(), b"transfer-encoding") => {
                 self.transfer_encoding(buf, l.name_start, l.value_start, l.value_end)
             }
             _ => Ok(()),
@@ -386,6 +435,96 @@ fn valid_host_other(v: &[u8], port_required: bool) -> bool {
     }
 }
 
+/// The 8 bytes of `buf` at `at` as a little-endian word, when there are 8.
+#[inline(always)]
+fn word_at(buf: &[u8], at: usize) -> Option<u64> {
+    let b: &[u8; 8] = buf.get(at..at + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(*b))
+}
+
+/// The high bit of each byte of `w` that is not an ASCII digit.
+#[inline(always)]
+fn not_digits(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = w & !HIGH;
+    let ge_0 = low + u64::from(0x80 - b'0') * ONES;
+    let gt_9 = low + u64::from(0x7f - b'9') * ONES;
+    !(ge_0 & !gt_9 & !w) & HIGH
+}
+
+/// Whether `buf[s..e]` is a `Host` value of the usual shape: letters,
+/// digits, `-` and `.`, then optionally `:` and a port of digits that lies
+/// within the value's last 8 bytes. `true` only when
+/// [`valid_host`]`(&buf[s..e], false)` is; `false` decides nothing (the
+/// caller then asks [`valid_host`]). The value is read in place a word at a
+/// time, the last word overlapping the one before (or, for a value shorter
+/// than a word, with the bytes past it masked off).
+#[inline(always)]
+fn host_fast(buf: &[u8], s: usize, e: usize) -> bool {
+    // The high bit of bytes `0..k` of a word, `k <= 8`.
+    let keep = |k: usize| low_bits(8 * k) & 0x8080_8080_8080_8080;
+    let len = e.wrapping_sub(s);
+    if len == 0 || len > 64 {
+        return false;
+    }
+    // `w` holds the value's bytes `at..at + 8` (its last word); `p` is the
+    // first byte outside the name alphabet, if any.
+    let (w, at, p) = if len <= 8 {
+        let Some(a) = word_at(buf, s) else {
+            return false;
+        };
+        let bad = not_host_name_bytes(a) & keep(len);
+        if bad == 0 {
+            return true;
+        }
+        (a, 0, (bad.trailing_zeros() / 8) as usize)
+    } else if len <= 16 {
+        let (Some(a), Some(b)) = (word_at(buf, s), word_at(buf, e - 8)) else {
+            return false;
+        };
+        let bad_a = not_host_name_bytes(a);
+        if bad_a != 0 {
+            (b, len - 8, (bad_a.trailing_zeros() / 8) as usize)
+        } else {
+            // The bytes of `b` that overlap `a` are in the alphabet, so the
+            // first miss in `b` is the value's first.
+            let bad_b = not_host_name_bytes(b);
+            if bad_b == 0 {
+                return true;
+            }
+            (b, len - 8, len - 8 + (bad_b.trailing_zeros() / 8) as usize)
+        }
+    } else {
+        let mut i = 0;
+        let p = loop {
+            // The last word overlaps the one before, whose bytes are in the
+            // alphabet: its first miss is the value's first.
+            let at = i.min(len - 8);
+            let Some(w) = word_at(buf, s + at) else {
+                return false;
+            };
+            let bad = not_host_name_bytes(w);
+            if bad != 0 {
+                break at + (bad.trailing_zeros() / 8) as usize;
+            }
+            if at + 8 == len {
+                return true;
+            }
+            i = at + 8;
+        };
+        let Some(w) = word_at(buf, e - 8) else {
+            return false;
+        };
+        (w, len - 8, p)
+    };
+    // `name:port`, the port's bytes `p + 1..len` all in `w`.
+    if p == 0 || buf[s + p] != b':' || p + 1 < at {
+        return false;
+    }
+    not_digits(w) & keep(len - at) & !keep(p + 1 - at) == 0
+}
+
 /// How many leading bytes of `v` are in [`REG_NAME`]. Eight bytes at a time
 /// are first tested for the usual host name bytes (letters, digits, `-`,
 /// `.`: a subset of [`REG_NAME`]); from the first byte outside that subset
@@ -569,6 +708,93 @@ fn valid_ipv4(s: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::format;
+    use std::string::String;
+
+    #[test]
+    fn field_inline_agrees_with_field() {
+        // What the walk does with a line (`field_inline`, then `field` when
+        // it declines) must be what `field` alone does, line after line:
+        // every framing name in several spellings, names that only look
+        // like them, and values of every kind, each line seen twice (a
+        // repeated Host is an error).
+        let names = [
+            "Host",
+            "host",
+            "HOST",
+            "Hosu",
+            "Expect",
+            "Upgrade",
+            "upgrade",
+            "Connection",
+            "cONNECTION",
+            "Connectiom",
+            "Content-Length",
+            "Transfer-Encoding",
+            "Accept",
+            "Cookie",
+            "User-Agent",
+            "Sec-Fetch-Site",
+            "Keep-Alive",
+            "TE",
+            "X",
+        ];
+        let long = "y".repeat(70);
+        let values = [
+            "",
+            "a",
+            "localhost:8080",
+            "tfb-server",
+            "api.internal.example.com",
+            "[::1]:80",
+            "a_b",
+            "a b",
+            "keep-alive",
+            "Keep-Alive",
+            "close",
+            "CLOSE",
+            "upgrade",
+            "keep-alive, upgrade",
+            "100-continue",
+            "5",
+            "05",
+            "chunked",
+            "gzip, chunked",
+            long.as_str(),
+        ];
+        for request in [true, false] {
+            for version in [Version::Http10, Version::Http11] {
+                for name in names {
+                    for value in values {
+                        let text: String = format!("{name}: {value}\r\n\r\n");
+                        let buf = text.as_bytes();
+                        let line = Line {
+                            name_start: 0,
+                            name_end: name.len(),
+                            value_start: name.len() + 2,
+                            value_end: name.len() + 2 + value.len(),
+                            folded: false,
+                        };
+                        let mut walk = Facts::new(request, version);
+                        let mut each = walk.clone();
+                        for _ in 0..2 {
+                            let w = if walk.field_inline(buf, line) {
+                                Ok(())
+                            } else {
+                                walk.field(buf, line)
+                            };
+                            let e = each.field(buf, line);
+                            assert_eq!(w, e, "{text:?}");
+                            assert_eq!(format!("{walk:?}"), format!("{each:?}"), "{text:?}");
+                            if e.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// The byte-at-a-time definition `reg_name_len` must agree with.
     fn reg_name_len_naive(v: &[u8]) -> usize {
@@ -596,6 +822,85 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn host_fast_implies_valid_host() {
+        // Values of 0 to 20 bytes over an alphabet of name bytes, separators
+        // and bytes of other classes, at every offset of a buffer whose
+        // bytes around the value vary too: `host_fast` may say `true` only
+        // when `valid_host` does, and does say it for the usual shapes.
+        let alphabet = b"a7-.:Z_%[]@ \t\x80\x00/9";
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..300_000 {
+            let len = (next() % 30) as usize;
+            let lead = (next() % 4) as usize;
+            let tail = (next() % 10) as usize;
+            let mut buf = Vec::new();
+            for _ in 0..lead + len + tail {
+                buf.push(alphabet[(next() % alphabet.len() as u64) as usize]);
+            }
+            let (s, e) = (lead, lead + len);
+            if host_fast(&buf, s, e) {
+                assert!(
+                    valid_host(&buf[s..e], false),
+                    "{:?}",
+                    buf[s..e].escape_ascii().to_string()
+                );
+            }
+        }
+        for host in [
+            &b"a"[..],
+            b"localhost",
+            b"localhost:8080",
+            b"tfb-server",
+            b"www.example.com",
+            b"example.com:443",
+            b"10.0.0.1:80",
+            b"a:",
+            b"abcdefghijklmnop",
+            b"abcdefgh:1234567",
+            b"api.internal.example.com",
+            b"api.internal.example.com:8443",
+        ] {
+            let mut buf = host.to_vec();
+            buf.extend_from_slice(b"\r\n\r\n\r\n\r\n");
+            assert!(
+                host_fast(&buf, 0, host.len()),
+                "{:?}",
+                host.escape_ascii().to_string()
+            );
+        }
+        for host in [
+            &b":80"[..],
+            b"a b",
+            b"a:8x",
+            b"abcdefgh:123456789",
+            b"a_b",
+            b"[::1]",
+        ] {
+            let mut buf = host.to_vec();
+            buf.extend_from_slice(b"\r\n\r\n\r\n\r\n");
+            assert!(
+                !host_fast(&buf, 0, host.len()),
+                "{:?}",
+                host.escape_ascii().to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn not_digits_is_exact() {
+        for b in 0..=255u8 {
+            let w = u64::from_le_bytes([b; 8]);
+            assert_eq!(not_digits(w) == 0, b.is_ascii_digit(), "{b:#04x}");
         }
     }
 

@@ -43,6 +43,14 @@ pub(super) struct Resume {
 pub(super) trait FieldSink {
     /// One field line, already validated and stored.
     fn field(&mut self, buf: &[u8], line: Line) -> Result<()>;
+
+    /// The same as [`FieldSink::field`] for a line it can take without a
+    /// call and without error: `true` when it did, `false` (having changed
+    /// nothing) when [`FieldSink::field`] must see the line.
+    #[inline(always)]
+    fn field_inline(&mut self, _buf: &[u8], _line: Line) -> bool {
+        false
+    }
 }
 
 /// Trailer fields carry no framing facts.
@@ -52,6 +60,11 @@ impl FieldSink for NoFacts {
     #[inline(always)]
     fn field(&mut self, _: &[u8], _: Line) -> Result<()> {
         Ok(())
+    }
+
+    #[inline(always)]
+    fn field_inline(&mut self, _: &[u8], _: Line) -> bool {
+        true
     }
 }
 
@@ -63,8 +76,29 @@ impl FieldSink for NoFacts {
 /// one SP before the value. Everything else (line errors, bare LF,
 /// incomplete lines) goes through [`slow_line`], which decides with the
 /// same predicates.
+///
+/// The walk is compiled twice, with and without obs-fold: the strict one
+/// then carries no fold state and makes no fold call.
 #[inline(always)]
 pub(super) fn parse_fields<C: Classify>(
+    blocks: &mut Blocks<C>,
+    buf: &[u8],
+    pos: usize,
+    fields: &mut [Entry],
+    config: &Config,
+    sink: &mut impl FieldSink,
+    resume: &mut Resume,
+) -> Result<Status<FieldsEnd>> {
+    if config.allow_obs_fold {
+        walk::<C, true>(blocks, buf, pos, fields, config, sink, resume)
+    } else {
+        walk::<C, false>(blocks, buf, pos, fields, config, sink, resume)
+    }
+}
+
+/// [`parse_fields`], with `allow_obs_fold` as `FOLD`.
+#[inline(always)]
+fn walk<C: Classify, const FOLD: bool>(
     blocks: &mut Blocks<C>,
     buf: &[u8],
     mut pos: usize,
@@ -79,13 +113,25 @@ pub(super) fn parse_fields<C: Classify>(
     let mut slots = fields[..max_fields].iter_mut();
     let count = |slots: &core::slice::IterMut<'_, Entry>| max_fields - slots.len();
     let max_line = config.max_field_line_len;
-    let allow_obs_fold = config.allow_obs_fold;
     let mut obs_fold = false;
     loop {
-        blocks.seek(buf, pos);
-        let m = blocks.nt >> (pos - blocks.base);
-        let mut fast = None;
-        if m & 1 == 0 {
+        // The usual lines, in a loop that makes no call: its values can
+        // stay in registers. What needs a call (an unusual line, trimming,
+        // obs-fold, a framing field the sink cannot decide inline) is left
+        // to the code after it, which then resumes the loop.
+        let pending = loop {
+            blocks.seek(buf, pos);
+            let m = blocks.nt >> (pos - blocks.base);
+            if m & 1 != 0 {
+                if buf.get(pos..pos + 2) == Some(b"\r\n") {
+                    return Ok(Status::Complete(FieldsEnd {
+                        end: pos + 2,
+                        count: count(&slots),
+                        obs_fold,
+                    }));
+                }
+                break Pending::Slow;
+            }
             // A name starts here; it may run on into the next blocks.
             let name_end = if m != 0 {
                 pos + m.trailing_zeros() as usize
@@ -100,36 +146,77 @@ pub(super) fn parse_fields<C: Classify>(
                     }
                 }
             };
-            if buf.get(name_end) == Some(&b':') {
-                let mut vrel = name_end + 1 - blocks.base;
-                loop {
-                    let m = if vrel < 64 { blocks.nv >> vrel } else { 0 };
-                    if m != 0 {
-                        let value_end = blocks.base + vrel + m.trailing_zeros() as usize;
-                        if buf.get(value_end..value_end + 2) == Some(b"\r\n")
-                            && value_end - pos <= max_line
-                        {
-                            fast = Some((name_end, value_end));
-                        }
-                        break;
-                    }
-                    if blocks.base + 64 >= buf.len() || blocks.base + 64 - pos > max_line {
-                        break;
-                    }
-                    blocks.advance(buf);
-                    vrel = 0;
+            if buf.get(name_end) != Some(&b':') {
+                break Pending::Slow;
+            }
+            let mut vrel = name_end + 1 - blocks.base;
+            let value_end = loop {
+                let m = if vrel < 64 { blocks.nv >> vrel } else { 0 };
+                if m != 0 {
+                    break blocks.base + vrel + m.trailing_zeros() as usize;
+                }
+                if blocks.base + 64 >= buf.len() || blocks.base + 64 - pos > max_line {
+                    break usize::MAX;
+                }
+                blocks.advance(buf);
+                vrel = 0;
+            };
+            if value_end == usize::MAX
+                || buf.get(value_end..value_end + 2) != Some(b"\r\n")
+                || value_end - pos > max_line
+            {
+                break Pending::Slow;
+            }
+            let mut value_start = name_end + 1;
+            if value_start < value_end {
+                // `: value`: skip the one SP; any other whitespace at either
+                // end is rare and trimmed after the loop. The value scan
+                // stopped at every control byte but HTAB, so a value byte up
+                // to SP is whitespace.
+                let last = buf[value_end - 1];
+                value_start += usize::from(buf[value_start] == b' ');
+                if (value_start < value_end && buf[value_start] <= b' ') | (last <= b' ') {
+                    break Pending::Line {
+                        name_end,
+                        value_end,
+                    };
                 }
             }
-        } else if buf.get(pos..pos + 2) == Some(b"\r\n") {
-            return Ok(Status::Complete(FieldsEnd {
-                end: pos + 2,
-                count: count(&slots),
-                obs_fold,
-            }));
-        }
-        let (name_end, mut value_end, mut next) = match fast {
-            Some((n, e)) => (n, e, e + 2),
-            None => match slow_line(blocks.c, buf, pos, config)? {
+            if FOLD {
+                break Pending::Line {
+                    name_end,
+                    value_end,
+                };
+            }
+            match slots.next() {
+                Some(slot) => {
+                    *slot = Entry::new(span(pos, name_end), span(value_start, value_end));
+                }
+                None => return err(K::TooManyFields, pos),
+            }
+            let line = Line {
+                name_start: pos,
+                name_end,
+                value_start,
+                value_end,
+                folded: false,
+            };
+            if !sink.field_inline(buf, line) {
+                break Pending::Sink(line);
+            }
+            pos = value_end + 2;
+        };
+        let (name_end, mut value_end, mut next) = match pending {
+            Pending::Sink(line) => {
+                sink.field(buf, line)?;
+                pos = line.value_end + 2;
+                continue;
+            }
+            Pending::Line {
+                name_end,
+                value_end,
+            } => (name_end, value_end, value_end + 2),
+            Pending::Slow => match slow_line(blocks.c, buf, pos, config)? {
                 SlowLine::Field {
                     name_end,
                     value_end,
@@ -151,21 +238,17 @@ pub(super) fn parse_fields<C: Classify>(
                 }
             },
         };
+        // The line in full, calls and all.
         let mut value_start = name_end + 1;
-        // The line up to its value's end: indexing it below needs no checks.
-        let line = buf.get(..value_end).unwrap_or_default();
-        if value_start < line.len() {
-            // `: value`: skip the one SP; any other whitespace at either
-            // end is rare and trimmed out of line.
-            value_start += usize::from(line[value_start] == b' ');
-            if value_start < line.len()
-                && (is_ows(line[value_start]) | is_ows(line[line.len() - 1]))
-            {
+        if value_start < value_end {
+            let last = buf[value_end - 1];
+            value_start += usize::from(buf[value_start] == b' ');
+            if (value_start < value_end && buf[value_start] <= b' ') | (last <= b' ') {
                 (value_start, value_end) = trim(buf, value_start, value_end);
             }
         }
         let mut folded = false;
-        if allow_obs_fold {
+        if FOLD {
             match fold(blocks.c, buf, pos, value_start, value_end, next, config)? {
                 Status::Complete((s, e, n)) => {
                     folded = n != next;
@@ -199,6 +282,18 @@ pub(super) fn parse_fields<C: Classify>(
         )?;
         pos = next;
     }
+}
+
+/// What the call-free loop of [`walk`] left for the code after it.
+enum Pending {
+    /// A line of another shape (or the end, an error, an incomplete line):
+    /// [`slow_line`] decides it.
+    Slow,
+    /// A valid line whose value needs trimming or unfolding: name end (the
+    /// colon) and value end (at a CR LF).
+    Line { name_end: usize, value_end: usize },
+    /// A stored line the sink wants to see through [`FieldSink::field`].
+    Sink(Line),
 }
 
 /// A line the fast path did not take.
