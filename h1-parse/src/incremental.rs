@@ -100,19 +100,25 @@ impl HeadParser {
         self.renew(buf);
         let start = match self.start {
             Some(s) => s,
-            None => match skip_empty_lines(buf, self.skipped, &self.config)? {
-                Skip::Start(s) => *self.start.insert(s),
-                Skip::More(at) if at > self.config.max_head_len => {
-                    return Err(Error::new(
-                        ErrorKind::HeadTooLarge,
-                        self.config.max_head_len,
-                    ))
+            // Empty lines count against the head limit, and the one-shot
+            // parser looks at no byte past it: neither does this search, so
+            // both name the same first error.
+            None => {
+                let limit = buf.len().min(self.config.max_head_len);
+                match skip_empty_lines(&buf[..limit], self.skipped.min(limit), &self.config)? {
+                    Skip::Start(s) => *self.start.insert(s),
+                    Skip::More(_) if buf.len() > self.config.max_head_len => {
+                        return Err(Error::new(
+                            ErrorKind::HeadTooLarge,
+                            self.config.max_head_len,
+                        ))
+                    }
+                    Skip::More(at) => {
+                        self.skipped = at;
+                        return Ok(Status::Partial);
+                    }
                 }
-                Skip::More(at) => {
-                    self.skipped = at;
-                    return Ok(Status::Partial);
-                }
-            },
+            }
         };
         self.parse(true, buf, start, fields, parse_request)
     }

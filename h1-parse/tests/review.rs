@@ -276,3 +276,50 @@ fn a_defect_past_the_line_limit_is_the_limit() {
     let whole = request_with(&head, &config(|_| {})).0;
     assert_eq!(whole.map(|_| ()).unwrap_err().kind(), K::FieldLineTooLong);
 }
+
+#[test]
+fn leading_empty_lines_and_the_head_limit_give_one_verdict() {
+    // Found by fuzzing h1-conn: the incremental parser skipped empty lines
+    // past the head limit (and met a bare CR there) where the one-shot
+    // parser, which looks at no byte past the limit, reported the limit.
+    let inputs: [&[u8]; 3] = [
+        b"\n\r\0\0 .c/\r\"",
+        b"\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"\n\n\rX",
+    ];
+    for lf in [false, true] {
+        for limit in 0..8 {
+            let c = config(|c| {
+                c.allow_bare_lf = lf;
+                c.max_head_len = limit;
+            });
+            for input in inputs {
+                let mut storage = [Entry::EMPTY; STORAGE];
+                let whole =
+                    h1_parse::parse_request(input, &mut storage, &c).map(|s| s.is_complete());
+                let mut parser = HeadParser::new(c.clone());
+                let mut bytewise = Ok(false);
+                for n in 1..=input.len() {
+                    bytewise = parser
+                        .parse_request(&input[..n], &mut storage)
+                        .map(|s| s.is_complete());
+                    if bytewise.is_err() {
+                        break;
+                    }
+                }
+                let mut parser = HeadParser::new(c.clone());
+                let one_read = parser
+                    .parse_request(input, &mut storage)
+                    .map(|s| s.is_complete());
+                assert_eq!(
+                    one_read, whole,
+                    "one read, lf {lf}, limit {limit}, {input:?}"
+                );
+                assert_eq!(
+                    bytewise, whole,
+                    "bytewise, lf {lf}, limit {limit}, {input:?}"
+                );
+            }
+        }
+    }
+}
