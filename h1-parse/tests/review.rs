@@ -323,3 +323,30 @@ fn leading_empty_lines_and_the_head_limit_give_one_verdict() {
         }
     }
 }
+
+#[test]
+fn a_folded_line_over_the_limit_is_the_limit_whatever_ends_it() {
+    // Found by fuzzing h1-conn: with obs-fold allowed, a continuation line
+    // that took the field line past its limit and then ended in a bare CR
+    // was refused as the bare CR by the one-shot parser, and as the limit
+    // by the incremental one (which stopped at the limit).
+    let c = config(|c| {
+        c.allow_obs_fold = true;
+        c.max_field_line_len = 20;
+    });
+    let head = b"GET / HTTP/1.1\r\nHost: a\r\nX-Long: 0123456789\r\n abcdefghijklmnopqrstuvwxyz\r;\r\n\r\n";
+    let mut storage = [Entry::EMPTY; STORAGE];
+    let whole = h1_parse::parse_request(head, &mut storage, &c).map(|s| s.is_complete());
+    assert_eq!(whole.unwrap_err().kind(), K::FieldLineTooLong);
+    let mut parser = HeadParser::new(c.clone());
+    let mut bytewise = Ok(false);
+    for n in 1..=head.len() {
+        bytewise = parser
+            .parse_request(&head[..n], &mut storage)
+            .map(|s| s.is_complete());
+        if bytewise.is_err() {
+            break;
+        }
+    }
+    assert_eq!(bytewise, whole);
+}

@@ -419,13 +419,15 @@ fn unfold<C: Classify>(
 ) -> Result<Option<(usize, usize, usize)>> {
     while matches!(buf.get(next), Some(b' ' | b'\t')) {
         let end = find(c, buf, next, Stop::Value);
+        // The limit before whatever ends the line, as for a single line:
+        // the verdict must not depend on how many bytes have arrived.
+        if end - name_start > config.max_field_line_len {
+            return err(K::FieldLineTooLong, name_start);
+        }
         let after = match line_end(buf, end, config)? {
             Some(n) => n,
             None => return Ok(None),
         };
-        if end - name_start > config.max_field_line_len {
-            return err(K::FieldLineTooLong, name_start);
-        }
         let (s, e) = trim(buf, next, end);
         if s < e {
             if value_start >= value_end {
