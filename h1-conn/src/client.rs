@@ -243,18 +243,24 @@ impl ClientConn {
         Ok(())
     }
 
-    /// Ends the body of the request in progress.
+    /// Ends the body of the request in progress (the last chunk when
+    /// chunked).
     pub fn send_end(&mut self) -> Result<(), SendError> {
         let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
         body.finish(&mut self.out)?;
-        self.inner.body = None;
-        let close = self.inner.body_close;
-        self.inner.send = self
-            .inner
-            .send
-            .next(SendInput::End { close })
-            .ok_or(SendError::NoMessage)?;
-        Ok(())
+        self.inner.body_ended()
+    }
+
+    /// Ends a chunked request body with a trailer section.
+    pub fn send_end_with_trailers<I, N, V>(&mut self, trailers: I) -> Result<(), SendError>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
+        body.finish_with_trailers(&mut self.out, trailers)?;
+        self.inner.body_ended()
     }
 
     /// How many requests wait for their response.
@@ -333,6 +339,16 @@ impl OutgoingRequest<'_> {
 }
 
 impl Inner {
+    fn body_ended(&mut self) -> Result<(), SendError> {
+        self.body = None;
+        let close = self.body_close;
+        self.send = self
+            .send
+            .next(SendInput::End { close })
+            .ok_or(SendError::NoMessage)?;
+        Ok(())
+    }
+
     /// Whether another request may be sent now.
     fn may_send(&self) -> Result<(), SendError> {
         if self.done_sending

@@ -284,3 +284,26 @@ fn body_data_up_to_the_limit_comes_before_the_error() {
         assert_eq!(events, [Event::Error(Error::BodyTooLarge)], "cut {cut}");
     }
 }
+
+#[test]
+fn a_chunked_request_ends_with_trailers() {
+    let mut conn = ClientConn::default();
+    conn.request(b"PUT", b"/up", Some(b"h"), Body::Streamed)
+        .unwrap()
+        .finish()
+        .unwrap();
+    conn.send_data(b"hello").unwrap();
+    conn.send_end_with_trailers([("Digest", "x")]).unwrap();
+    assert!(conn
+        .out()
+        .ends_with(b"\r\n\r\n5\r\nhello\r\n0\r\nDigest: x\r\n\r\n"));
+    assert_eq!(conn.send_end(), Err(SendError::NoMessage));
+    // The server role reads it back with the trailer.
+    let mut server = h1_conn::ServerConn::default();
+    server.feed(conn.out());
+    assert!(matches!(server.next_event(), Event::Head(_)));
+    assert!(matches!(server.next_event(), Event::Data(_)));
+    assert_eq!(server.next_event(), Event::Trailers(1));
+    assert_eq!(server.trailers().unwrap().get(b"digest"), Some(&b"x"[..]));
+    assert_eq!(server.next_event(), Event::End);
+}
