@@ -2,16 +2,16 @@
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
-use core::ops::{Deref, DerefMut};
 
 use h1_encode::{Body, BodyWriter, Exchange, RequestWriter};
 use h1_headers::{Entry, HeadersView};
-use h1_parse::{ResponseHead, TransferEncoding, Version};
+use h1_parse::{Method, ResponseHead, TransferEncoding, Version};
 
 use crate::body::{BodyDecoder, BodyKind, Decoded};
 use crate::config::Config;
 use crate::error::{Error, SendError};
 use crate::event::Event;
+use crate::output::{discard_written, head_writer_wrapper, write_body, After};
 use crate::reader::{receive_methods, HeadStep, Reader};
 use crate::state::{RecvInput, RecvState, SendInput, SendState};
 use crate::Closing;
@@ -41,7 +41,8 @@ impl Response {
 /// A request sent and not yet answered.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
-    head: bool,
+    /// The request's method is HEAD.
+    head_method: bool,
     connect: bool,
     upgrade: bool,
     close: bool,
@@ -55,7 +56,7 @@ struct Inner {
     send: SendState,
     pending: VecDeque<Pending>,
     /// The response being received: persistent, switches.
-    current: (bool, bool),
+    current: After,
     body: Option<BodyWriter>,
     body_close: bool,
     closing: bool,
@@ -106,7 +107,10 @@ impl ClientConn {
                 recv: RecvState::Head,
                 send: SendState::Idle,
                 pending: VecDeque::with_capacity(config.max_unanswered.clamp(1, 1024)),
-                current: (true, false),
+                current: After {
+                    persistent: true,
+                    switch: false,
+                },
                 body: None,
                 body_close: false,
                 closing: false,
@@ -140,12 +144,7 @@ impl ClientConn {
 
     /// Drops the first `n` bytes of [`out`](Self::out) (written).
     pub fn written(&mut self, n: usize) {
-        let n = n.min(self.out.len());
-        if n == self.out.len() {
-            self.out.clear();
-        } else {
-            self.out.drain(..n);
-        }
+        discard_written(&mut self.out, n);
     }
 
     /// Asks to close: the next request carries `Connection: close`, and no
@@ -196,8 +195,8 @@ impl ClientConn {
             w,
             inner: &mut self.inner,
             pending: Pending {
-                head: method == b"HEAD",
-                connect: method == b"CONNECT",
+                head_method: Method::from_bytes(method) == Method::Head,
+                connect: Method::from_bytes(method) == Method::Connect,
                 upgrade: false,
                 close,
                 http10: v == h1_encode::Version::Http10,
@@ -226,8 +225,8 @@ impl ClientConn {
         }
         i.may_send()?;
         i.pending.push_back(Pending {
-            head: method == b"HEAD",
-            connect: method == b"CONNECT",
+            head_method: Method::from_bytes(method) == Method::Head,
+            connect: Method::from_bytes(method) == Method::Connect,
             upgrade,
             close,
             http10,
@@ -238,9 +237,7 @@ impl ClientConn {
 
     /// Appends body bytes of the request in progress.
     pub fn send_data(&mut self, data: &[u8]) -> Result<(), SendError> {
-        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
-        body.write(&mut self.out, data)?;
-        Ok(())
+        write_body(&mut self.inner.body, &mut self.out, data)
     }
 
     /// Ends the body of the request in progress (the last chunk when
@@ -287,24 +284,7 @@ pub struct OutgoingRequest<'c> {
     pending: Pending,
 }
 
-impl core::fmt::Debug for OutgoingRequest<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("OutgoingRequest").finish_non_exhaustive()
-    }
-}
-
-impl<'c> Deref for OutgoingRequest<'c> {
-    type Target = RequestWriter<'c, Vec<u8>>;
-    fn deref(&self) -> &Self::Target {
-        &self.w
-    }
-}
-
-impl DerefMut for OutgoingRequest<'_> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.w
-    }
-}
+head_writer_wrapper!(OutgoingRequest, RequestWriter);
 
 impl OutgoingRequest<'_> {
     /// Marks the request as asking to upgrade (it carries `Upgrade` and
@@ -430,7 +410,7 @@ impl Inner {
         }
         let switch = status == 101 || (req.connect && (200..300).contains(&status));
         // RFC 9112 §6.3, in its order.
-        let body = if req.head || status == 204 || status == 304 || switch {
+        let body = if req.head_method || status == 204 || status == 304 || switch {
             BodyKind::Empty
         } else {
             match (f.transfer_encoding, f.content_length) {
@@ -450,7 +430,7 @@ impl Inner {
             && !f.connection.close()
             && (v11 || f.connection.keep_alive())
             && body != BodyKind::UntilClose;
-        self.current = (persistent, switch);
+        self.current = After { persistent, switch };
         // RFC 9112 §9.6: a client that receives "close" MUST cease sending
         // requests on that connection.
         self.done_sending |= !persistent;
@@ -471,7 +451,7 @@ impl Inner {
             Ok(Decoded::NeedMore) => Event::NeedMore,
             Ok(Decoded::End) => {
                 self.pending.pop_front();
-                let (persistent, switch) = self.current;
+                let After { persistent, switch } = self.current;
                 self.recv = self
                     .recv
                     .next(RecvInput::End { persistent, switch })

@@ -43,6 +43,7 @@ mod client;
 mod config;
 mod error;
 mod event;
+mod output;
 mod reader;
 mod recv_buf;
 mod server;

@@ -123,10 +123,10 @@ impl RecvBuf {
         self.filled -= self.pos;
         self.pos = 0;
         self.moved = true;
-        // Keep the free part at least as large as the initial size.
-        if self.buf.len() < self.limit.min(taken.len() + self.buf.len()) {
-            let len = self.buf.len();
-            self.buf.resize(len + taken.len().min(self.limit - len), 0);
+        // Give back the room the split took, so reads keep their size.
+        let before = (self.buf.len() + taken.len()).min(self.limit);
+        if self.buf.len() < before {
+            self.buf.resize(before, 0);
         }
         taken
     }

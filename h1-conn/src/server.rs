@@ -2,7 +2,6 @@
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
-use core::ops::{Deref, DerefMut};
 
 use h1_encode::{Body, BodyWriter, DateLine, Exchange, ResponseWriter};
 use h1_headers::{Entry, HeadersView};
@@ -12,6 +11,7 @@ use crate::body::{BodyDecoder, BodyKind, Decoded};
 use crate::config::Config;
 use crate::error::{Error, SendError};
 use crate::event::Event;
+use crate::output::{discard_written, head_writer_wrapper, write_body, After};
 use crate::reader::{receive_methods, HeadStep, Reader};
 use crate::state::{RecvInput, RecvState, SendInput, SendState};
 use crate::Closing;
@@ -60,7 +60,8 @@ impl Request {
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     version: h1_encode::Version,
-    head: bool,
+    /// The request's method is HEAD.
+    head_method: bool,
     connect: bool,
     upgrade: bool,
     persistent: bool,
@@ -75,7 +76,7 @@ impl Slot {
     const fn failed(status: u16) -> Slot {
         Slot {
             version: h1_encode::Version::Http11,
-            head: false,
+            head_method: false,
             connect: false,
             upgrade: false,
             persistent: false,
@@ -101,8 +102,9 @@ struct Inner {
     date: Option<DateLine>,
     /// The server asked to close.
     closing: bool,
-    /// The request being received: persistent, asks to switch.
-    reading: (bool, bool),
+    /// What follows the request being received (its `switch`: it asked
+    /// to switch protocols).
+    reading: After,
     /// The answer to the request being received, when it asked to switch
     /// and was answered before its end was reported: switched or not.
     decided: Option<bool>,
@@ -199,7 +201,10 @@ impl ServerConn {
                 body_close: false,
                 date: None,
                 closing: false,
-                reading: (false, false),
+                reading: After {
+                    persistent: false,
+                    switch: false,
+                },
                 decided: None,
                 error_owed: false,
                 rx: Reader::new(config),
@@ -246,12 +251,7 @@ impl ServerConn {
     /// Drops the first `n` bytes of [`out`](Self::out) (written). The
     /// buffer keeps its capacity.
     pub fn written(&mut self, n: usize) {
-        let n = n.min(self.out.len());
-        if n == self.out.len() {
-            self.out.clear();
-        } else {
-            self.out.drain(..n);
-        }
+        discard_written(&mut self.out, n);
     }
 
     /// Sets the `Date` every response from now on carries (RFC 9110
@@ -368,9 +368,7 @@ impl ServerConn {
 
     /// Appends body bytes of the response in progress.
     pub fn send_data(&mut self, data: &[u8]) -> Result<(), SendError> {
-        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
-        body.write(&mut self.out, data)?;
-        Ok(())
+        write_body(&mut self.inner.body, &mut self.out, data)
     }
 
     /// Ends the body of the response in progress (the last chunk when
@@ -474,24 +472,7 @@ pub struct OutgoingResponse<'c> {
     asked: bool,
 }
 
-impl core::fmt::Debug for OutgoingResponse<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("OutgoingResponse").finish_non_exhaustive()
-    }
-}
-
-impl<'c> Deref for OutgoingResponse<'c> {
-    type Target = ResponseWriter<'c, Vec<u8>>;
-    fn deref(&self) -> &Self::Target {
-        &self.w
-    }
-}
-
-impl DerefMut for OutgoingResponse<'_> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.w
-    }
-}
+head_writer_wrapper!(OutgoingResponse, ResponseWriter);
 
 /// What a finished head decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -593,7 +574,7 @@ impl Inner {
         let last = self.closing && self.slots.len() == 1;
         let close = !switch && (!slot.persistent || !body_done || last);
         let ex = Exchange::new(slot.version)
-            .head(slot.head)
+            .head(slot.head_method)
             .connect(slot.connect)
             .close(close)
             .clock(self.date.is_some());
@@ -625,7 +606,7 @@ impl Inner {
                         .recv
                         .next(RecvInput::SwitchDecided { switched })
                         .unwrap_or(RecvState::Failed);
-                    if !switched && (!self.reading.0 || self.closing) {
+                    if !switched && (!self.reading.persistent || self.closing) {
                         self.recv = self
                             .recv
                             .next(RecvInput::Close)
@@ -724,17 +705,17 @@ impl Inner {
         };
         self.rx.decoder = BodyDecoder::new(body);
         self.decided = None;
-        self.reading = (
+        self.reading = After {
             persistent,
-            request.upgrade || head.method_kind == Method::Connect,
-        );
+            switch: request.upgrade || head.method_kind == Method::Connect,
+        };
         self.slots.push_back(Slot {
             version: if v11 {
                 h1_encode::Version::Http11
             } else {
                 h1_encode::Version::Http10
             },
-            head: head.method_kind == Method::Head,
+            head_method: head.method_kind == Method::Head,
             connect: head.method_kind == Method::Connect,
             upgrade: request.upgrade,
             persistent,
@@ -759,7 +740,10 @@ impl Inner {
                 if let Some(slot) = self.slots.back_mut() {
                     slot.body_done = true;
                 }
-                let (persistent, asked) = self.reading;
+                let After {
+                    persistent,
+                    switch: asked,
+                } = self.reading;
                 let decided = self.decided.take();
                 let input = RecvInput::End {
                     persistent: persistent && !self.closing,
