@@ -5,20 +5,6 @@ use crate::num;
 use crate::sink::Sink;
 use crate::Error;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum State {
-    /// No body bytes may follow the head.
-    Empty,
-    /// `Content-Length`: this many bytes still to come.
-    Length(u64),
-    /// Chunked transfer coding.
-    Chunked,
-    /// Until the connection closes (responses to HTTP/1.0 clients).
-    UntilClose,
-    /// Finished.
-    Done,
-}
-
 /// How a body is framed on the wire, as decided for a head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -28,7 +14,7 @@ pub enum Framing {
     Empty,
     /// `Content-Length` bytes; the field is how many are still to come.
     Length(u64),
-    /// Chunked.
+    /// The chunked transfer coding.
     Chunked,
     /// Until the connection closes.
     UntilClose,
@@ -73,7 +59,7 @@ pub enum Framing {
 #[derive(Debug, PartialEq, Eq, Hash)]
 #[must_use = "a body that is never finished leaves the message open"]
 pub struct BodyWriter {
-    state: State,
+    state: Framing,
 }
 
 impl BodyWriter {
@@ -87,52 +73,46 @@ impl BodyWriter {
 
     pub(crate) const fn empty() -> BodyWriter {
         BodyWriter {
-            state: State::Empty,
+            state: Framing::Empty,
         }
     }
 
     #[inline]
     pub(crate) const fn length(n: u64) -> BodyWriter {
         BodyWriter {
-            state: State::Length(n),
+            state: Framing::Length(n),
         }
     }
 
     pub(crate) const fn chunked() -> BodyWriter {
         BodyWriter {
-            state: State::Chunked,
+            state: Framing::Chunked,
         }
     }
 
     pub(crate) const fn until_close() -> BodyWriter {
         BodyWriter {
-            state: State::UntilClose,
+            state: Framing::UntilClose,
         }
     }
 
     pub(crate) const fn is_until_close(&self) -> bool {
-        matches!(self.state, State::UntilClose)
+        matches!(self.state, Framing::UntilClose)
     }
 
     /// The framing, with the bytes still owed for `Content-Length` bodies.
     pub const fn framing(&self) -> Framing {
-        match self.state {
-            State::Empty => Framing::Empty,
-            State::Length(n) => Framing::Length(n),
-            State::Chunked => Framing::Chunked,
-            State::UntilClose => Framing::UntilClose,
-            State::Done => Framing::Done,
-        }
+        self.state
     }
 
     /// Counts `len` body bytes without writing them; the error cases of
     /// [`write`](Self::write).
     fn account(&mut self, len: usize) -> Result<(), Error> {
         match &mut self.state {
-            State::Done => Err(Error::BodyFinished),
+            Framing::Done => Err(Error::BodyFinished),
             _ if len == 0 => Ok(()),
-            State::Empty => Err(Error::BodyNotAllowed),
-            State::Length(remaining) => {
+            Framing::Empty => Err(Error::BodyNotAllowed),
+            Framing::Length(remaining) => {
                 let len = len as u64;
                 if len > *remaining {
                     return Err(Error::BodyTooLong);
@@ -140,7 +120,7 @@ impl BodyWriter {
                 *remaining -= len;
                 Ok(())
             }
-            State::Chunked | State::UntilClose => Ok(()),
+            Framing::Chunked | Framing::UntilClose => Ok(()),
         }
     }
 
@@ -149,7 +129,7 @@ impl BodyWriter {
     pub fn write<S: Sink + ?Sized>(&mut self, out: &mut S, data: &[u8]) -> Result<(), Error> {
         match &mut self.state {
             // The common case first, without building a frame.
-            State::Length(remaining) => {
+            Framing::Length(remaining) => {
                 if data.len() as u64 > *remaining {
                     return Err(Error::BodyTooLong);
                 }
@@ -179,7 +159,7 @@ impl BodyWriter {
             data,
             suffix: b"",
         };
-        if self.state == State::Chunked && !data.is_empty() {
+        if self.state == Framing::Chunked && !data.is_empty() {
             let mut digits = [0u8; num::MAX_HEX];
             let start = num::hex(data.len() as u64, &mut digits);
             let n = num::MAX_HEX - start;
@@ -217,9 +197,9 @@ impl BodyWriter {
     {
         let mut trailers = trailers.into_iter().peekable();
         match self.state {
-            State::Done => return Err(Error::BodyFinished),
-            State::Length(n) if n > 0 => return Err(Error::BodyTooShort),
-            State::Chunked => {
+            Framing::Done => return Err(Error::BodyFinished),
+            Framing::Length(n) if n > 0 => return Err(Error::BodyTooShort),
+            Framing::Chunked => {
                 let start = out.len();
                 out.put(b"0\r\n");
                 if let Err(e) = put_fields(out, trailers, Role::Trailer, &mut Seen::default()) {
@@ -231,7 +211,7 @@ impl BodyWriter {
             _ if trailers.peek().is_some() => return Err(Error::TrailersNotAllowed),
             _ => {}
         }
-        self.state = State::Done;
+        self.state = Framing::Done;
         Ok(())
     }
 
@@ -241,12 +221,12 @@ impl BodyWriter {
     /// framing: use [`frame`](Self::frame) and [`finish`](Self::finish).
     pub fn whole(&mut self, data: &[u8]) -> Result<(), Error> {
         match self.state {
-            State::Chunked => Err(Error::BodyNotAllowed),
-            State::Length(n) if (data.len() as u64) < n => Err(Error::BodyTooShort),
-            State::UntilClose => self.account(data.len()),
+            Framing::Chunked => Err(Error::BodyNotAllowed),
+            Framing::Length(n) if (data.len() as u64) < n => Err(Error::BodyTooShort),
+            Framing::UntilClose => self.account(data.len()),
             _ => {
                 self.account(data.len())?;
-                self.state = State::Done;
+                self.state = Framing::Done;
                 Ok(())
             }
         }

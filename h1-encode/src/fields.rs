@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 use h1_headers::chars::{is_field_value, is_token};
-use h1_headers::list_elements;
+use h1_headers::list_contains;
 
 use crate::sink::Sink;
 use crate::Error;
@@ -64,7 +64,7 @@ impl Seen {
     }
 }
 
-/// Checks a field the caller supplies, returning whether it is `Date`.
+/// Checks a field the caller supplies, returning its [`Kind`].
 #[inline]
 pub(crate) fn check(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Error> {
     if !is_token(name) {
@@ -113,38 +113,27 @@ const NOT_IN_TRAILERS: [&[u8]; 27] = [
 /// The framing check for a field whose name and value are already valid.
 #[inline]
 pub(crate) fn special(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Error> {
-    // Length first: most names match none of these lengths.
     let eq = |probe: &[u8]| name.eq_ignore_ascii_case(probe);
     if role == Role::Trailer && NOT_IN_TRAILERS.iter().any(|n| eq(n)) {
         return Err(Error::ForbiddenTrailer);
     }
+    // Length first: most names match none of these lengths.
     match name.len() {
         4 if eq(b"date") => return Ok(Kind::Date),
-        4 if role != Role::Response && eq(b"host") => {
-            return Err(if role == Role::Trailer {
-                Error::ForbiddenTrailer
-            } else {
-                Error::FramingField
-            })
-        }
+        4 if role != Role::Response && eq(b"host") => return Err(framing(role)),
         14 if eq(b"content-length") => return Err(framing(role)),
         17 if eq(b"transfer-encoding") => return Err(framing(role)),
         10 if eq(b"connection") => {
             if role == Role::Trailer {
                 return Err(Error::ForbiddenTrailer);
             }
-            if list_elements(value)
-                .any(|t| t.eq_ignore_ascii_case(b"close") || t.eq_ignore_ascii_case(b"keep-alive"))
-            {
+            if list_contains(value, b"close") || list_contains(value, b"keep-alive") {
                 return Err(Error::FramingField);
             }
         }
         7 if role == Role::Trailer && eq(b"trailer") => return Err(Error::ForbiddenTrailer),
         7 if eq(b"upgrade") => return Ok(Kind::Upgrade),
-        6 if role != Role::Trailer
-            && eq(b"expect")
-            && list_elements(value).any(|t| t.eq_ignore_ascii_case(b"100-continue")) =>
-        {
+        6 if role != Role::Trailer && eq(b"expect") && list_contains(value, b"100-continue") => {
             return Ok(Kind::ExpectContinue)
         }
         _ => {}
@@ -152,6 +141,8 @@ pub(crate) fn special(name: &[u8], value: &[u8], role: Role) -> Result<Kind, Err
     Ok(Kind::Plain)
 }
 
+/// The refusal of a field the encoder writes itself: in a trailer section
+/// it is not allowed at all, elsewhere it would contradict the framing.
 fn framing(role: Role) -> Error {
     if role == Role::Trailer {
         Error::ForbiddenTrailer

@@ -1,5 +1,7 @@
 //! Status lines, pre-encoded for the registered status codes.
 
+use h1_headers::chars::is_field_value_byte;
+
 macro_rules! registered {
     ($($code:literal => $reason:literal,)*) => {
         /// The reason phrase registered for `code`, if any.
@@ -89,9 +91,8 @@ registered! {
 /// only (RFC 9112 §4). Empty is allowed.
 #[inline]
 pub(crate) fn valid_reason(reason: &[u8]) -> bool {
-    reason
-        .iter()
-        .all(|&b| b == b'\t' || b == b' ' || (0x21..=0x7e).contains(&b) || b >= 0x80)
+    // The field-value byte class: HTAB, SP, VCHAR, obs-text.
+    reason.iter().all(|&b| is_field_value_byte(b))
 }
 
 #[cfg(test)]

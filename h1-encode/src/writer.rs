@@ -3,7 +3,7 @@
 //!
 //! [`finish`]: ResponseWriter::finish
 
-use h1_headers::chars::is_token;
+use h1_headers::chars::{is_field_value, is_token};
 use h1_headers::HeaderBlob;
 
 use crate::body::BodyWriter;
@@ -447,7 +447,7 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
             return Err(Error::InvalidTarget);
         }
         if let Some(host) = host {
-            if !h1_headers::chars::is_field_value(host) {
+            if !is_field_value(host) {
                 return Err(Error::InvalidFieldValue);
             }
         } else if ex.version == Version::Http11 {
