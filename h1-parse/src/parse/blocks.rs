@@ -13,13 +13,13 @@ pub(super) struct Blocks<C> {
     pub(super) base: usize,
     pub(super) nt: u64,
     pub(super) nv: u64,
-    /// The request-target mask of the 64 bytes at the cursor's first
-    /// position, for the request line (the target usually lies in its first
-    /// block): for a buffer shorter than a block always, with its
+    /// The mask of the bytes that may not be in a request-target, over the
+    /// 64 bytes at the cursor's first position, for the request line (the
+    /// target usually lies in its first block): for a buffer shorter than a block always, with its
     /// past-the-end bits set; for a longer one only from
     /// [`Blocks::with_target`], else 0 (0 also when the block has no target
     /// stop: either way [`Blocks::target_end`] then scans on its own).
-    target: u64,
+    non_target: u64,
 }
 
 impl<C: Classify> Blocks<C> {
@@ -56,7 +56,7 @@ impl<C: Classify> Blocks<C> {
                 base: at,
                 nt: from_at(t | past_end),
                 nv: from_at(v | past_end),
-                target: from_at(g | past_end),
+                non_target: from_at(g | past_end),
             };
         }
         let mut b = Blocks {
@@ -64,7 +64,7 @@ impl<C: Classify> Blocks<C> {
             base: at,
             nt: 0,
             nv: 0,
-            target: 0,
+            non_target: 0,
         };
         match buf.get(at..at + 64) {
             Some(blk) => {
@@ -72,13 +72,13 @@ impl<C: Classify> Blocks<C> {
                 b.nt = c.non_token(blk);
                 b.nv = c.non_value(blk);
                 if target {
-                    b.target = c.non_target(blk);
+                    b.non_target = c.non_target(blk);
                 }
             }
             None => {
                 b.load(buf);
                 if target {
-                    b.target = tail_mask(c, buf, at, Stop::Target);
+                    b.non_target = tail_mask(c, buf, at, Stop::Target);
                 }
             }
         }
@@ -119,7 +119,7 @@ impl<C: Classify> Blocks<C> {
     pub(super) fn target_end(&self, buf: &[u8], from: usize) -> usize {
         let rel = from - self.base;
         if rel < 64 {
-            let m = self.target >> rel;
+            let m = self.non_target >> rel;
             if m != 0 {
                 return (from + m.trailing_zeros() as usize).min(buf.len());
             }

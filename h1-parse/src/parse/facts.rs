@@ -11,8 +11,8 @@ use crate::error::ErrorKind as K;
 use crate::head::{ConnectionTokens, Expect, Framing, TransferEncoding, Version};
 use crate::scan::low_bits;
 
-/// Whether the token `name` equals `lower`, an all-lowercase name of 4 to
-/// 24 letters and `-`. For tchars, OR-ing 0x20 maps exactly the two cases of a
+/// Whether the token `name` (or a field value that is not folded, so holds
+/// no CR) equals `lower`, an all-lowercase name of 4 to 24 letters and `-`. For tchars, OR-ing 0x20 maps exactly the two cases of a
 /// letter onto the lowercase one and leaves `-` alone (its only other
 /// preimage, CR, is not a tchar), so whole words compare at once.
 #[inline(always)]
@@ -38,10 +38,24 @@ fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
     w(name, 0) == w(lower, 0) && w(name, N - 8) == w(lower, N - 8) && mid
 }
 
+/// The usual `Connection` value, a lone `keep-alive` or `close`, as its bit,
+/// compared a word at a time (`name_is` is exact on an unfolded value).
+#[inline(always)]
+fn lone_connection_token(value: &[u8]) -> Option<u8> {
+    if name_is(value, b"keep-alive") {
+        Some(ConnectionTokens::KEEP_ALIVE)
+    } else if name_is(value, b"close") {
+        Some(ConnectionTokens::CLOSE)
+    } else {
+        None
+    }
+}
+
 impl FieldSink for Facts {
-    /// Every line but a framing field's, and the usual `Host` and
-    /// `Connection`, are taken here; the rest goes to [`Facts::field`]'s
-    /// calls. A field [`Facts::field`] acts on must be declined here or
+    /// Takes every line except `Expect`, `Content-Length`,
+    /// `Transfer-Encoding`, a `Connection` that is not a lone `keep-alive`
+    /// or `close`, and a repeated or unusual `Host`; those go to
+    /// [`Facts::field`]. A field [`Facts::field`] acts on must be declined here or
     /// handled the same way (`field_inline_agrees_with_field` checks it for
     /// every framing name: add a new one there too).
     #[inline(always)]
@@ -49,30 +63,19 @@ impl FieldSink for Facts {
         let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
         let value = || buf.get(l.value_start..l.value_end).unwrap_or_default();
         match l.name_end.wrapping_sub(l.name_start) {
-            4 if self.request && name_is(name(), b"host") => {
-                if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
-                    self.host_count = 1;
-                    self.framing.host = Some(span(l.value_start, l.value_end));
-                    return true;
-                }
-                false
-            }
+            4 if self.request && name_is(name(), b"host") => self.usual_first_host(buf, l),
             6 if self.request && name_is(name(), b"expect") => false,
             7 if name_is(name(), b"upgrade") => {
                 self.framing.upgrade = true;
                 true
             }
-            10 if name_is(name(), b"connection") => {
-                let bit = if name_is(value(), b"keep-alive") {
-                    ConnectionTokens::KEEP_ALIVE
-                } else if name_is(value(), b"close") {
-                    ConnectionTokens::CLOSE
-                } else {
-                    return false;
-                };
-                self.framing.connection.bits |= bit;
-                true
-            }
+            10 if name_is(name(), b"connection") => match lone_connection_token(value()) {
+                Some(bit) => {
+                    self.framing.connection.bits |= bit;
+                    true
+                }
+                None => false,
+            },
             14 if name_is(name(), b"content-length") => false,
             17 if name_is(name(), b"transfer-encoding") => false,
             _ => true,
@@ -92,9 +95,7 @@ impl FieldSink for Facts {
             4 if self.request && name_is(name(), b"host") => {
                 // The first Host with a usual value is decided inline; the
                 // rest (a repeat, an IP literal, an error) out of line.
-                if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
-                    self.host_count = 1;
-                    self.framing.host = Some(span(l.value_start, l.value_end));
+                if self.usual_first_host(buf, l) {
                     return Ok(());
                 }
                 self.host(buf, l.name_start, l.value_start, l.value_end)
@@ -190,18 +191,22 @@ impl Facts {
 
     #[inline(always)]
     fn connection(&mut self, value: &[u8]) {
-        // The usual single token first, compared a word at a time: `name_is`
-        // is exact on value bytes too, as the only other preimage of `-`
-        // under the OR is CR, which a (not folded) value never holds.
-        if name_is(value, b"keep-alive") {
-            self.framing.connection.bits |= ConnectionTokens::KEEP_ALIVE;
-            return;
+        match lone_connection_token(value) {
+            Some(bit) => self.framing.connection.bits |= bit,
+            None => self.connection_list(value),
         }
-        if name_is(value, b"close") {
-            self.framing.connection.bits |= ConnectionTokens::CLOSE;
-            return;
+    }
+
+    /// The first `Host` of a request with a usual value (see [`host_fast`]):
+    /// recorded, and `true`. Anything else is left to [`Facts::host`].
+    #[inline(always)]
+    fn usual_first_host(&mut self, buf: &[u8], l: Line) -> bool {
+        if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
+            self.host_count = 1;
+            self.framing.host = Some(span(l.value_start, l.value_end));
+            return true;
         }
-        self.connection_list(value);
+        false
     }
 
     /// `Connection` as a list of tokens.

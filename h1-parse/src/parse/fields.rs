@@ -238,7 +238,7 @@ fn walk<C: Classify, const FOLD: bool>(
                 }
             },
         };
-        // The line in full, calls and all.
+        // A line the call-free loop left: trim, unfold, store, tell the sink.
         let mut value_start = name_end + 1;
         if value_start < value_end {
             let last = buf[value_end - 1];

@@ -1,7 +1,8 @@
-//! The x86_64 vector paths: AVX-512BW (64 lanes, masks straight from the
-//! compares), AVX2 (32 lanes) and SSE4.2 with SSSE3 (16 lanes). This module and its parent's `run` are the only places in the
-//! workspace with `unsafe`: intrinsics need the CPU feature they were compiled
-//! for, and the types here can only be made once that feature was detected.
+//! The x86_64 vector paths: AVX-512F/BW (64 lanes, masks straight from the
+//! compares), AVX2 (32 lanes) and SSE4.2 with SSSE3 (16 lanes). This is the
+//! only module of the workspace with `unsafe`: intrinsics need the CPU
+//! feature they were compiled for, and the types here can only be made once
+//! that feature was detected.
 //!
 //! Every class uses the same predicate as the scalar twin; the token class
 //! comes from a nibble lookup generated from `h1_headers::chars::TOKEN`.
