@@ -13,11 +13,16 @@
 //! `x-echo-target` (the request-target as received) and `x-echo-version`
 //! (`HTTP/1.1` or `HTTP/1.0`). Exceptions:
 //!
+//! - A websocket upgrade (`Connection: upgrade` and `Upgrade: websocket` in
+//!   an HTTP/1.1 request) gets `101 Switching Protocols`, once the request
+//!   is read; then the connection closes, since echo speaks no websocket.
+//!   Other upgrades are declined: the request is answered as any other and
+//!   the connection stays HTTP/1.1.
 //! - `CONNECT` gets `501` (with the same fields and an empty body): a 2xx
 //!   to CONNECT would turn the connection into a tunnel (RFC 9110 §9.3.6),
 //!   which this server does not provide.
 //! - An `Expect` other than `100-continue` gets `417` at once, without the
-//!   body being read (so the connection closes after it).
+//!   body being read, and the connection closes after it.
 //! - `Expect: 100-continue` gets `100 Continue` before the body is read.
 //! - Requests the codec refuses (malformed, over a limit) get the status the
 //!   connection queues itself, with `Connection: close`.
@@ -38,7 +43,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use h1_conn::{Closing, Config, Event, SendError, ServerConn};
-use h1_encode::DateCache;
+use h1_encode::{Body, DateCache};
+use h1_headers::list_contains;
 use h1_parse::{Method, Version};
 
 /// Most connections served at once (one thread each).
@@ -144,6 +150,8 @@ struct Current {
     body: Vec<u8>,
     http10: bool,
     connect: bool,
+    /// A websocket upgrade: answered 101.
+    websocket: bool,
     /// Already answered (417): the rest of it is only drained.
     answered: bool,
 }
@@ -213,9 +221,17 @@ fn handle_events(conn: &mut ServerConn, cur: &mut Current) -> Result<Step, SendE
                 cur.body.clear();
                 cur.http10 = req.version() == Version::Http10;
                 cur.connect = req.method() == Method::Connect;
+                cur.websocket = req.upgrade
+                    && conn
+                        .fields()
+                        .and_then(|f| f.get(b"upgrade"))
+                        .is_some_and(|v| list_contains(v, b"websocket"));
                 cur.answered = false;
                 if req.expect_other {
-                    // RFC 9110 §10.1.1: an expectation this server cannot meet.
+                    // RFC 9110 §10.1.1: an expectation this server cannot
+                    // meet. A client that asked for it may be waiting to
+                    // send its body, so the connection closes after the 417.
+                    conn.close();
                     conn.respond_with(417, echo_fields(cur), b"")?;
                     cur.answered = true;
                 } else if req.expect_continue {
@@ -242,8 +258,8 @@ fn handle_events(conn: &mut ServerConn, cur: &mut Current) -> Result<Step, SendE
             Event::Paused => return Ok(Step::Again),
             // The connection has queued its answer (status, close).
             Event::Error(_) => {}
-            // Echo never answers 101 or a 2xx to CONNECT, so it never
-            // switches; if it did, the socket would leave HTTP/1.1 here.
+            // After a 101 the socket leaves HTTP/1.1; echo has nothing to
+            // say in websocket, so it closes.
             Event::Switch(_) | Event::Closed => return Ok(Step::Done),
             // Client-role events, and any added later: nothing echo knows.
             _ => return Ok(Step::Done),
@@ -261,6 +277,12 @@ fn echo_fields(cur: &Current) -> [(&[u8], &[u8]); 3] {
 }
 
 fn answer(conn: &mut ServerConn, cur: &Current) -> Result<(), SendError> {
+    if cur.websocket {
+        let mut r = conn.respond(101, Body::None)?;
+        r.field(b"Upgrade", b"websocket")?;
+        r.field(b"Connection", b"upgrade")?;
+        return r.finish().map(|_| ());
+    }
     let (status, body): (u16, &[u8]) = if cur.connect {
         (501, b"")
     } else {

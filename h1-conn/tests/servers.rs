@@ -402,7 +402,7 @@ fn echo_answers_one_request_of_a_closing_batch() {
 }
 
 #[test]
-fn echo_refuses_connect_and_oversized_bodies() {
+fn echo_refuses_connect_and_oversized_bodies_and_switches_only_to_websocket() {
     let addr = start_echo();
     let mut c = Client::connect(addr);
     c.send(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
@@ -414,8 +414,8 @@ fn echo_refuses_connect_and_oversized_bodies() {
     c.send(get("/next").as_bytes());
     assert_echo(&c.response(false), "GET", "/next", b"");
 
-    // An upgrade request is answered like any other: no switch.
-    c.send(b"GET /up HTTP/1.1\r\nHost: t\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+    // An upgrade to anything but websocket is declined: no switch.
+    c.send(b"GET /up HTTP/1.1\r\nHost: t\r\nConnection: upgrade\r\nUpgrade: h2c\r\n\r\n");
     assert_echo(&c.response(false), "GET", "/up", b"");
     c.send(get("/still").as_bytes());
     assert_echo(&c.response(false), "GET", "/still", b"");
@@ -431,6 +431,15 @@ fn echo_refuses_connect_and_oversized_bodies() {
     let r = c.response(false);
     assert_eq!(r.status, 413, "{r:?}");
     assert!(r.closes());
+    c.expect_eof();
+
+    // A websocket upgrade is accepted (101), then echo, which speaks no
+    // websocket, closes.
+    let mut c = Client::connect(addr);
+    c.send(b"GET /ws HTTP/1.1\r\nHost: t\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+    let r = c.response(false);
+    assert_eq!(r.status, 101, "{r:?}");
+    assert_eq!(r.field("upgrade"), Some("websocket"));
     c.expect_eof();
 }
 

@@ -1,5 +1,6 @@
 //! Heads that arrive in pieces.
 
+use h1_headers::chars::is_tchar;
 use h1_headers::Entry;
 
 use crate::error::{Error, ErrorKind};
@@ -16,7 +17,9 @@ use crate::Config;
 /// is checked once, with the one-shot rules in their order, so both parsers
 /// name the same first error. A defect inside a line that has not ended yet
 /// is reported when the line ends or passes its limit (the one-shot parser,
-/// looking at every byte again, may see it sooner).
+/// looking at every byte again, may see it sooner), except a request line
+/// that starts with a byte no method holds (binary junk, a TLS handshake on
+/// a plain-text port): that is refused at once.
 ///
 /// A buffer shorter than the one of the previous call is taken as a new
 /// message (as if [`HeadParser::reset`] had been called).
@@ -55,6 +58,9 @@ pub struct HeadParser {
     seen: usize,
     /// Whether the unfinished last line was already checked for its limit.
     long_line_checked: bool,
+    /// Whether the unfinished request line was already checked for a byte
+    /// no method holds.
+    method_checked: bool,
 }
 
 impl HeadParser {
@@ -69,6 +75,7 @@ impl HeadParser {
             lines: LineCheck::default(),
             seen: 0,
             long_line_checked: false,
+            method_checked: false,
         }
     }
 
@@ -207,8 +214,12 @@ impl HeadParser {
         let tail = &buf[upto..];
         let bare_cr = tail.len() >= 2 && tail[0] == b'\r' && tail[1] != b'\n';
         let long = tail.len() > self.config.max_field_line_len && !self.long_line_checked;
-        if bare_cr || long || self.target_too_long(request, tail, upto == start) {
-            self.long_line_checked = true;
+        let start_line = upto == start;
+        let at_limit = bare_cr || long || self.target_too_long(request, tail, start_line);
+        let bad_method = !self.method_checked && not_a_method(request, tail, start_line);
+        if at_limit || bad_method {
+            self.long_line_checked |= at_limit;
+            self.method_checked |= bad_method;
             let _partial = one_shot(buf, fields, &self.config)?;
         }
         Ok(())
@@ -229,6 +240,23 @@ impl HeadParser {
             None => false,
         }
     }
+}
+
+/// Whether the unfinished request line already starts with a byte that no
+/// method holds, before its first SP (binary junk, or a TLS handshake sent
+/// to a plain-text port): refused now rather than when a line end or the
+/// line limit arrives, which may be never. CR is left to the line end (it
+/// may start the CRLF of an empty line). Looks at no more than the first 32
+/// bytes, and the parser asks it until it is true once (the one-shot
+/// parser it triggers then fails on the method), so the search stays O(n).
+fn not_a_method(request: bool, line: &[u8], start_line: bool) -> bool {
+    request
+        && start_line
+        && line
+            .iter()
+            .take(32)
+            .take_while(|&&b| b != b' ')
+            .any(|&b| b != b'\r' && !is_tchar(b))
 }
 
 /// `parse_request` or `parse_response`.

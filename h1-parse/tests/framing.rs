@@ -433,7 +433,15 @@ fn expect() {
         (&[b"Expect: 200-ok"], Expect::Other),
         (&[b"Expect: 100-continued"], Expect::Other),
         (&[b"Expect: 100"], Expect::Other),
-        (&[b"Expect:"], Expect::Other),
+        // A list (RFC 9110 §10.1.1) whose empty elements are ignored
+        // (RFC 9110 §5.6.1.2).
+        (&[b"Expect:"], Expect::None),
+        (&[b"Expect: ,"], Expect::None),
+        (&[b"Expect: 100-continue,"], Expect::Continue),
+        (&[b"Expect: , 100-continue"], Expect::Continue),
+        (&[b"Expect: 100-continue, 100-continue"], Expect::Continue),
+        (&[b"Expect: 100-continue, foo"], Expect::Other),
+        (&[b"Expect: 100-continue;x=1"], Expect::Other),
         (&[b"Expect: 100-continue", b"Expect: foo"], Expect::Other),
         (&[b"Expect: foo", b"Expect: 100-continue"], Expect::Other),
     ];

@@ -393,6 +393,9 @@ fn authority_form_only_for_connect() {
         b"[::1]:443",
         b"[2001:db8::1]:8443",
         b"a:1",
+        b"a:65535",
+        b"a:00443",
+        b"[::1]:65535",
     ] {
         let line = [&b"CONNECT "[..], t, b" HTTP/1.1"].concat();
         let buf = with_host(&line);
@@ -422,6 +425,15 @@ fn connect_needs_a_numeric_non_empty_port() {
         b"example.com:https",
         b"example.com:44a",
         b"example.com:-1",
+        // Not a TCP port (RFC 9110 §9.3.6: an invalid port is rejected).
+        b"example.com:0",
+        b"example.com:000",
+        b"example.com:65536",
+        b"example.com:99999",
+        b"example.com:100000",
+        b"example.com:0000000065536",
+        b"[::1]:0",
+        b"[::1]:70000",
         b":443",
         b"[::1]",
         b"[::1]:",

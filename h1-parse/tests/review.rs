@@ -220,6 +220,44 @@ fn a_bare_cr_starting_the_unfinished_line_is_refused_when_it_arrives() {
 }
 
 #[test]
+fn a_request_line_that_starts_with_no_method_is_refused_when_it_arrives() {
+    // A TLS ClientHello on a plain-text port, or binary junk: no line end
+    // may ever come, so HeadParser must not wait for one.
+    // The verdict is the one-shot parser's on the same bytes.
+    for (buf, kind, at) in [
+        (
+            &b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03"[..],
+            K::InvalidMethod,
+            0,
+        ),
+        (b"GE(T", K::InvalidMethod, 2),
+        (b"\r\n\r\nG\x00ET", K::InvalidMethod, 5),
+        (b"GET\t/ HTTP/1.1", K::InvalidRequestLine, 3),
+    ] {
+        assert_eq!((error(buf).kind(), error(buf).offset()), (kind, at));
+        for step in [1, 3, buf.len()] {
+            assert_eq!(
+                feed(buf, &Default::default(), step),
+                Err(kind),
+                "{buf:?} step {step}"
+            );
+        }
+        let mut p = HeadParser::new(Default::default());
+        let mut fields = [Entry::EMPTY; 4];
+        assert_eq!(p.parse_request(buf, &mut fields).unwrap_err().offset(), at);
+    }
+    // Valid prefixes, a CR that may start an empty line, and a bad byte
+    // past the method (left to the line end) still wait.
+    for buf in [&b"GET"[..], b"\r", b"\r\n", b"PROPFIND /x\x01"] {
+        assert_eq!(
+            feed(buf, &Default::default(), buf.len()),
+            Ok(Status::Partial),
+            "{buf:?}"
+        );
+    }
+}
+
+#[test]
 fn with_obs_fold_a_complete_line_is_measured_without_its_crlf() {
     // Found by fuzzing: the line waiting for a possible continuation was
     // measured with its CRLF, so a split could refuse what the whole accepts.

@@ -178,15 +178,22 @@ impl Facts {
         }
     }
 
+    /// `Expect` is a list (`#expectation`, RFC 9110 §10.1.1) whose empty
+    /// elements a recipient ignores (RFC 9110 §5.6.1.2): `100-continue,`
+    /// asks for 100 (Continue) as `100-continue` does, and a value with
+    /// no element asks for nothing. Any other element makes the request's
+    /// expectation one the server cannot meet, whatever else it lists.
     #[inline(never)]
     fn expect(&mut self, value: &[u8]) {
-        self.framing.expect = if value.eq_ignore_ascii_case(b"100-continue")
-            && self.framing.expect != Expect::Other
-        {
-            Expect::Continue
-        } else {
-            Expect::Other
-        };
+        for element in list_elements(value) {
+            self.framing.expect = if element.eq_ignore_ascii_case(b"100-continue")
+                && self.framing.expect != Expect::Other
+            {
+                Expect::Continue
+            } else {
+                Expect::Other
+            };
+        }
     }
 
     #[inline(always)]
@@ -408,10 +415,7 @@ pub(super) fn valid_host(v: &[u8], port_required: bool) -> bool {
     let name_len = reg_name_len(v);
     match v.get(name_len) {
         None => name_len > 0 && !port_required,
-        Some(b':') if name_len > 0 => {
-            let port = &v[name_len + 1..];
-            port.iter().all(u8::is_ascii_digit) && !(port_required && port.is_empty())
-        }
+        Some(b':') if name_len > 0 => valid_port(&v[name_len + 1..], port_required),
         _ => valid_host_other(v, port_required),
     }
 }
@@ -433,11 +437,29 @@ fn valid_host_other(v: &[u8], port_required: bool) -> bool {
     }
     match rest.split_first() {
         None => !port_required,
-        Some((b':', port)) => {
-            port.iter().all(u8::is_ascii_digit) && !(port_required && port.is_empty())
-        }
+        Some((b':', port)) => valid_port(port, port_required),
         Some(_) => false,
     }
+}
+
+/// `port = *DIGIT` (RFC 3986 §3.2.3). A port CONNECT must reach
+/// (`required`) is a TCP port: present, 1 to 65535 (RFC 9110 §9.3.6: a
+/// server MUST reject an empty or invalid port number).
+#[inline(always)]
+fn valid_port(port: &[u8], required: bool) -> bool {
+    if !port.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    if !required {
+        return true;
+    }
+    // Leading zeros do not change the number; past them, at most 5 digits.
+    let digits = &port[port.iter().take_while(|&&d| d == b'0').count()..];
+    let n = digits
+        .iter()
+        .take(6)
+        .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+    digits.len() <= 5 && (1..=65535).contains(&n)
 }
 
 /// The 8 bytes of `buf` at `at` as a little-endian word, when there are 8.

@@ -1,0 +1,222 @@
+//! The echo contract (`cases/README.md`) served in process by h1-conn's
+//! server role: the server the in-process runner judges. It answers as
+//! h1's `echo` example does over a socket (`h1-conn/examples/echo.rs`), so
+//! a live run against that example must reach the same verdicts; the
+//! conformance tests check that it does.
+
+use h1_conn::{Config, Event, SendError, ServerConn};
+use h1_encode::{Body, DateLine};
+use h1_headers::list_contains;
+use h1_parse::{Method, Version};
+
+use crate::observe::{Seen, Sent};
+
+/// The connection settings of the echo contract: h1's defaults, with
+/// bodies limited to 1 MiB (the echo server holds a body whole).
+pub fn config() -> Config {
+    let mut config = Config::default();
+    config.max_body_len = 1 << 20;
+    config
+}
+
+/// An echo server over one in-memory connection.
+pub struct EchoServer {
+    conn: ServerConn,
+    /// The request being received.
+    current: Option<Current>,
+    seen: Vec<Seen>,
+    sent: Vec<Sent>,
+    done: bool,
+}
+
+struct Current {
+    seen: Seen,
+    connect: bool,
+    /// A websocket upgrade: answered 101.
+    websocket: bool,
+    /// Answered at its head (417): the body is only drained.
+    answered: bool,
+}
+
+impl EchoServer {
+    /// A server with these settings (see [`config`]).
+    pub fn new(config: Config) -> EchoServer {
+        let mut conn = ServerConn::new(config);
+        // A fixed date: runs are compared byte for byte.
+        conn.set_date(DateLine::new(b"Sun, 06 Nov 1994 08:49:37 GMT").expect("a valid date"));
+        EchoServer {
+            conn,
+            current: None,
+            seen: Vec::new(),
+            sent: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Gives the server `data` from the client; returns what it wrote.
+    pub fn input(&mut self, mut data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        while !self.done {
+            let read = self.events(&mut out);
+            if read {
+                if data.is_empty() {
+                    break;
+                }
+                let n = self.conn.feed(data);
+                data = &data[n..];
+            }
+        }
+        out
+    }
+
+    /// The client closed its sending side; returns what the server wrote.
+    pub fn eof(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if !self.done {
+            self.conn.eof();
+            while !self.done && !self.events(&mut out) {}
+            // Waiting for bytes after EOF: the connection is over.
+            self.done = true;
+        }
+        out
+    }
+
+    /// The server closed (or would close) the connection.
+    pub fn closed(&self) -> bool {
+        self.done
+    }
+
+    /// The requests whose heads the server read, in order.
+    pub fn seen(&self) -> &[Seen] {
+        &self.seen
+    }
+
+    /// The same requests, as a response reader must know them.
+    pub fn sent(&self) -> &[Sent] {
+        &self.sent
+    }
+
+    /// Handles events until the connection needs bytes (true) or paused
+    /// for its output to be written (false); `done` when it closes.
+    fn events(&mut self, out: &mut Vec<u8>) -> bool {
+        loop {
+            let ev = self.conn.next_event();
+            let step = self.handle(ev);
+            let written = self.conn.out().len();
+            out.extend_from_slice(self.conn.out());
+            self.conn.written(written);
+            match step {
+                Ok(Step::Continue) => {}
+                Ok(Step::Read) => return true,
+                // A pause waits for output to be written; with nothing to
+                // write the server would spin (echo.rs gives up the
+                // connection the same way).
+                Ok(Step::Again) if written > 0 => return false,
+                Ok(Step::Again) | Ok(Step::Done) | Err(_) => {
+                    self.done = true;
+                    return false;
+                }
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Event<h1_conn::Request>) -> Result<Step, SendError> {
+        match ev {
+            Event::Head(req) => {
+                let got = self.conn.received();
+                let method = req.head.method.slice(got).to_vec();
+                let fields = self
+                    .conn
+                    .fields()
+                    .map(|f| f.iter().map(|(n, v)| (n.to_vec(), v.to_vec())).collect())
+                    .unwrap_or_default();
+                let http10 = req.version() == Version::Http10;
+                self.sent.push(Sent {
+                    method: method.clone(),
+                    http10,
+                    upgrade: req.upgrade,
+                    close: !req.persistent,
+                });
+                let mut cur = Current {
+                    seen: Seen {
+                        target: req.head.target.slice(got).to_vec(),
+                        method,
+                        version: if http10 { "HTTP/1.0" } else { "HTTP/1.1" },
+                        fields,
+                        body: Vec::new(),
+                    },
+                    connect: req.method() == Method::Connect,
+                    websocket: req.upgrade
+                        && self
+                            .conn
+                            .fields()
+                            .and_then(|f| f.get(b"upgrade"))
+                            .is_some_and(|v| list_contains(v, b"websocket")),
+                    answered: false,
+                };
+                if req.expect_other {
+                    // RFC 9110 §10.1.1: an expectation this server cannot
+                    // meet; the contract closes after it.
+                    self.conn.close();
+                    self.conn.respond_with(417, echo_fields(&cur.seen), b"")?;
+                    cur.answered = true;
+                } else if req.expect_continue {
+                    match self.conn.send_continue() {
+                        Ok(()) | Err(SendError::NotExpected) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                self.current = Some(cur);
+            }
+            Event::Data(span) => {
+                let data = span.slice(self.conn.received());
+                if let Some(cur) = self.current.as_mut().filter(|c| !c.answered) {
+                    cur.seen.body.extend_from_slice(data);
+                }
+            }
+            Event::End => {
+                let cur = self.current.take().expect("End follows a head");
+                if cur.websocket && !cur.answered {
+                    let mut r = self.conn.respond(101, Body::None)?;
+                    r.field(b"Upgrade", b"websocket")?;
+                    r.field(b"Connection", b"upgrade")?;
+                    r.finish()?;
+                } else if !cur.answered {
+                    let (status, body): (u16, &[u8]) = if cur.connect {
+                        (501, b"")
+                    } else {
+                        (200, &cur.seen.body)
+                    };
+                    match self.conn.respond_with(status, echo_fields(&cur.seen), body) {
+                        Err(SendError::Encode(_)) => {
+                            self.conn
+                                .respond_with(500, [("x-echo-error", "target")], b"")?
+                        }
+                        other => other?,
+                    }
+                }
+                self.seen.push(cur.seen);
+            }
+            Event::Trailers(_) | Event::Error(_) => {}
+            Event::NeedMore => return Ok(Step::Read),
+            Event::Paused => return Ok(Step::Again),
+            _ => return Ok(Step::Done),
+        }
+        Ok(Step::Continue)
+    }
+}
+
+enum Step {
+    Continue,
+    Read,
+    Again,
+    Done,
+}
+
+fn echo_fields(seen: &Seen) -> [(&[u8], &[u8]); 3] {
+    [
+        (b"x-echo-method", &seen.method),
+        (b"x-echo-target", &seen.target),
+        (b"x-echo-version", seen.version.as_bytes()),
+    ]
+}

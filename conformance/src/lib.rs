@@ -1,0 +1,47 @@
+//! An RFC 9112 conformance suite for HTTP/1.1 servers.
+//!
+//! Cases are data (`cases/*.toml`, format in `cases/README.md`, plus the
+//! shared vectors imported from `cases/vectors.jsonl`): the bytes a client
+//! sends, the RFC sentence and requirement level they check, and what a
+//! conforming server does with them. Two runners produce an
+//! [`Observation`](observe::Observation) per case, judged the same way:
+//!
+//! - [`inprocess`]: through h1-conn's server role in memory (an echo
+//!   server, [`echo`]): no sockets, used by `cargo test` and by the
+//!   binary with no arguments;
+//! - [`live`]: over loopback TCP against a running server (h1's `echo`
+//!   example, nginx, anything), responses read with h1-conn's client role.
+//!
+//! ```
+//! use h1_conformance::{case, echo, inprocess, judge};
+//!
+//! let cases = case::all()?;
+//! let c = cases.iter().find(|c| c.id == "basic-002").unwrap();
+//! let obs = inprocess::run(c, &echo::config());
+//! assert_eq!(judge::judge(c, &obs, judge::Server { echo: true }), judge::Verdict::Pass);
+//! # Ok::<(), String>(())
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod case;
+pub mod echo;
+pub mod escape;
+pub mod inprocess;
+pub mod judge;
+pub mod live;
+pub mod observe;
+pub mod report;
+pub mod titles;
+pub mod vectors;
+
+use case::Case;
+
+/// Whether `case` is selected by `filters` (none: every case). A filter
+/// selects the cases whose id starts with it (`chunk-`, `te-011`) or whose
+/// section contains it (`9112 §6`, `§7.1`).
+pub fn selected(case: &Case, filters: &[String]) -> bool {
+    filters.is_empty()
+        || filters
+            .iter()
+            .any(|f| case.id.starts_with(f.as_str()) || case.section.contains(f.as_str()))
+}

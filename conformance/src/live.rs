@@ -1,0 +1,184 @@
+//! The live runner: each case on a fresh loopback TCP connection to a
+//! running server, its responses read with h1-conn's client role.
+//!
+//! Steps are written one after another; before the next step the runner
+//! waits until the server has been quiet for [`Live::quiet`]. After the
+//! last step it reads until the answers the case expects have arrived,
+//! then, as the case asks, until the server closes, or sends the
+//! keep-alive probe and reads its answer, or waits one more quiet period
+//! for answers nobody asked for. Every wait ends at the case's deadline.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use crate::case::{Case, Outcome};
+use crate::echo::{self, EchoServer};
+use crate::observe::{Ending, Observation, Reader, Sent, PROBE};
+
+/// Where and how to run.
+#[derive(Clone, Debug)]
+pub struct Live {
+    /// The server: a loopback address.
+    pub addr: SocketAddr,
+    /// The longest one case may take.
+    pub timeout: Duration,
+    /// How long the server must send nothing to count as done with a step.
+    pub quiet: Duration,
+}
+
+impl Live {
+    /// A runner for `addr`, refused unless it is a loopback address (the
+    /// suite sends malformed and oversized requests; it is for servers
+    /// under test on this machine).
+    pub fn new(addr: SocketAddr) -> Result<Live, String> {
+        if !addr.ip().is_loopback() {
+            return Err(format!(
+                "{addr} is not a loopback address: the live runner only talks to 127.0.0.1 or ::1"
+            ));
+        }
+        Ok(Live {
+            addr,
+            timeout: Duration::from_secs(5),
+            quiet: Duration::from_millis(200),
+        })
+    }
+
+    /// Runs one case on a new connection.
+    pub fn run(&self, case: &Case) -> Observation {
+        let deadline = Instant::now() + self.timeout;
+        let mut stream = match TcpStream::connect_timeout(
+            &self.addr,
+            self.timeout.min(Duration::from_secs(2)),
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                return broken(format!("cannot connect to {}: {e}", self.addr));
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let mut reader = Reader::new(&expected_requests(case));
+        let mut conn = Conn {
+            stream: &mut stream,
+            eof: false,
+            deadline,
+        };
+        let last = case.steps.len() - 1;
+        for (i, step) in case.steps.iter().enumerate() {
+            reader.set_step(i);
+            if conn.write(step).is_err() {
+                // The server closed early (it refused what it read so
+                // far): its answer is still there to read.
+                break;
+            }
+            if i < last {
+                conn.read(&mut reader, Some(self.quiet), |_| false);
+            }
+        }
+        if case.eof {
+            let _ = conn.stream.shutdown(Shutdown::Write);
+        }
+        let want = match &case.outcome {
+            Outcome::Accept { requests, .. } => requests.len(),
+            Outcome::Reject { before, .. } => before + 1,
+            Outcome::Incomplete { before } => *before,
+        };
+        conn.read(&mut reader, None, |r| r.finals() >= want);
+        let mut probed = None;
+        match &case.outcome {
+            Outcome::Accept {
+                close: Some(false), ..
+            } if !reader.stopped() && !conn.eof => {
+                let before = reader.finals();
+                if reader.probe_sent() {
+                    probed = Some(before);
+                    reader.set_step(case.steps.len());
+                    if conn.write(PROBE).is_ok() {
+                        conn.read(&mut reader, None, |r| r.finals() > before);
+                    }
+                }
+            }
+            Outcome::Accept { close: None, .. } => {
+                // Answers to requests that should not have been read
+                // (a smuggled one) come now or never.
+                conn.read(&mut reader, Some(self.quiet), |_| false);
+            }
+            // The server must close: wait for it (to the deadline).
+            _ => conn.read(&mut reader, None, |_| false),
+        }
+        if conn.eof {
+            reader.eof();
+        }
+        reader.finish(probed)
+    }
+}
+
+/// The requests in the case's bytes as h1 reads them: the response reader
+/// must know which were HEAD, HTTP/1.0, upgrades or closing.
+fn expected_requests(case: &Case) -> Vec<Sent> {
+    let mut server = EchoServer::new(echo::config());
+    for step in &case.steps {
+        server.input(step);
+    }
+    server.sent().to_vec()
+}
+
+fn broken(why: String) -> Observation {
+    Observation {
+        answers: Vec::new(),
+        ending: Ending::Broken(why),
+        probe: None,
+        seen: None,
+    }
+}
+
+struct Conn<'s> {
+    stream: &'s mut TcpStream,
+    eof: bool,
+    deadline: Instant,
+}
+
+impl Conn<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        self.stream
+            .set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
+        self.stream.write_all(bytes)
+    }
+
+    /// Reads into `reader` until `done` says so, the server closes, the
+    /// reader stops, the deadline passes, or (with `quiet`) nothing
+    /// arrives for that long.
+    fn read(
+        &mut self,
+        reader: &mut Reader,
+        quiet: Option<Duration>,
+        done: impl Fn(&Reader) -> bool,
+    ) {
+        let mut buf = [0u8; 16 * 1024];
+        while !self.eof && !done(reader) {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            let wait = quiet.map_or(left, |q| q.min(left));
+            if self.stream.set_read_timeout(Some(wait)).is_err() {
+                return;
+            }
+            match self.stream.read(&mut buf) {
+                Ok(0) => self.eof = true,
+                // After the reader stopped (the last response closes the
+                // connection), bytes still count: they show as extra data.
+                Ok(n) => reader.feed(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    if quiet.is_some() {
+                        return;
+                    }
+                }
+                // A reset ends the connection as a close does.
+                Err(_) => self.eof = true,
+            }
+        }
+    }
+}

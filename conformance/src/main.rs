@@ -1,0 +1,292 @@
+//! `h1-conformance`: runs the RFC 9112 suite in process against h1, or
+//! over loopback TCP against a running server, and prints the report.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use h1_conformance::case::{self, Case, Outcome, Req};
+use h1_conformance::judge::{judge, Server};
+use h1_conformance::live::Live;
+use h1_conformance::observe::{Observation, PROBE};
+use h1_conformance::report::{self, CaseResult};
+use h1_conformance::{echo, inprocess, selected};
+
+const USAGE: &str = "\
+h1-conformance: an RFC 9112 conformance suite for HTTP/1.1 servers
+
+USAGE:
+    h1-conformance [OPTIONS]
+
+With no --target, every case runs in process against h1 (h1-conn's server
+role answering as the echo contract says). With --target, every case runs on
+a fresh TCP connection to a server on this machine.
+
+OPTIONS:
+    --target ADDR      a running server, e.g. 127.0.0.1:8080 (loopback only)
+    --echo MODE        the server speaks the echo contract: yes, no or auto
+                       (default auto: asks the server once and looks for
+                       x-echo-method in the answer)
+    --filter PAT       only cases whose id starts with PAT or whose section
+                       contains PAT (e.g. chunk-, te-011, \"9112 §6.1\");
+                       may be given several times
+    --format FMT       text (default) or json
+    --verbose          list every case, not only failures
+    --list             list the selected cases and exit
+    --timeout SECS     the longest one case may take (live; default 5)
+    --quiet-ms MS      how long a server must be silent to be done with a
+                       step (live; default 200)
+    --jobs N           cases run at once (live; default 4)
+    -h, --help         this text
+
+EXIT STATUS:
+    0 no MUST case failed, 1 a MUST case failed, 2 bad usage or no server.
+";
+
+struct Args {
+    target: Option<SocketAddr>,
+    echo: Option<bool>,
+    filters: Vec<String>,
+    json: bool,
+    verbose: bool,
+    list: bool,
+    timeout: Duration,
+    quiet: Duration,
+    jobs: usize,
+}
+
+fn parse_args() -> Result<Option<Args>, String> {
+    let mut a = Args {
+        target: None,
+        echo: None,
+        filters: Vec::new(),
+        json: false,
+        verbose: false,
+        list: false,
+        timeout: Duration::from_secs(5),
+        quiet: Duration::from_millis(200),
+        jobs: 4,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--target" => {
+                let v = value("--target")?;
+                a.target = Some(
+                    v.parse()
+                        .map_err(|_| format!("--target {v}: want IP:PORT, e.g. 127.0.0.1:8080"))?,
+                );
+            }
+            "--echo" => {
+                a.echo = match value("--echo")?.as_str() {
+                    "yes" => Some(true),
+                    "no" => Some(false),
+                    "auto" => None,
+                    v => return Err(format!("--echo {v}: want yes, no or auto")),
+                }
+            }
+            "--filter" => a.filters.push(value("--filter")?),
+            "--format" => {
+                a.json = match value("--format")?.as_str() {
+                    "json" => true,
+                    "text" => false,
+                    v => return Err(format!("--format {v}: want text or json")),
+                }
+            }
+            "--verbose" => a.verbose = true,
+            "--list" => a.list = true,
+            "--timeout" => {
+                let v = value("--timeout")?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| *s > 0.0 && *s <= 600.0)
+                    .ok_or_else(|| format!("--timeout {v}: want seconds, 0 to 600"))?;
+                a.timeout = Duration::from_secs_f64(secs);
+            }
+            "--quiet-ms" => {
+                let v = value("--quiet-ms")?;
+                let ms: u64 = v
+                    .parse()
+                    .ok()
+                    .filter(|m| (1..=60_000).contains(m))
+                    .ok_or_else(|| format!("--quiet-ms {v}: want 1 to 60000"))?;
+                a.quiet = Duration::from_millis(ms);
+            }
+            "--jobs" => {
+                let v = value("--jobs")?;
+                a.jobs = v
+                    .parse()
+                    .ok()
+                    .filter(|j| (1..=64).contains(j))
+                    .ok_or_else(|| format!("--jobs {v}: want 1 to 64"))?;
+            }
+            other => return Err(format!("unknown argument {other:?} (see --help)")),
+        }
+    }
+    Ok(Some(a))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("h1-conformance: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let all = match case::all() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("h1-conformance: the case files: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cases: Vec<&Case> = all.iter().filter(|c| selected(c, &args.filters)).collect();
+    if cases.is_empty() {
+        eprintln!("h1-conformance: no case matches {:?}", args.filters);
+        return ExitCode::from(2);
+    }
+    if args.list {
+        for c in &cases {
+            println!(
+                "{:<14} {:<6} {:<20} {}",
+                c.id, c.level, c.section, c.sentence
+            );
+        }
+        return ExitCode::SUCCESS;
+    }
+    let (against, results) = match args.target {
+        None => {
+            let config = echo::config();
+            let server = Server {
+                echo: args.echo.unwrap_or(true),
+            };
+            let results = cases
+                .iter()
+                .map(|c| {
+                    let obs = inprocess::run(c, &config);
+                    let verdict = judge(c, &obs, server);
+                    CaseResult {
+                        case: c,
+                        obs,
+                        verdict,
+                    }
+                })
+                .collect();
+            ("h1 (in process, echo contract)".to_string(), results)
+        }
+        Some(addr) => {
+            let mut live = match Live::new(addr) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("h1-conformance: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            live.timeout = args.timeout;
+            live.quiet = args.quiet;
+            let echo = match args.echo {
+                Some(e) => e,
+                None => match speaks_echo(&live) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        eprintln!("h1-conformance: {addr}: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+            };
+            let results = run_live(&live, &cases, Server { echo }, args.jobs);
+            let contract = if echo {
+                "echo contract"
+            } else {
+                "no echo contract"
+            };
+            (format!("{addr} ({contract})"), results)
+        }
+    };
+    let summary = report::Summary::of(&results);
+    if args.json {
+        println!("{}", report::json(&results, &against));
+    } else {
+        print!("{}", report::text(&results, &against, args.verbose));
+    }
+    if summary.must_failed() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Asks the server one plain request; it speaks the echo contract when
+/// the answer carries `x-echo-method`.
+fn speaks_echo(live: &Live) -> Result<bool, String> {
+    let probe = Case {
+        id: "probe".into(),
+        area: String::new(),
+        section: "9112 §3".into(),
+        level: case::Level::May,
+        sentence: String::new(),
+        steps: vec![PROBE.to_vec()],
+        eof: false,
+        outcome: Outcome::Accept {
+            requests: vec![Req::any()],
+            close: None,
+        },
+        requires_echo: false,
+        deviation: None,
+        note: String::new(),
+        origin: case::Origin::Suite,
+    };
+    let obs: Observation = live.run(&probe);
+    match obs.answers.first() {
+        Some(a) => Ok(a.echo.is_some()),
+        None => Err(format!(
+            "no answer to a plain GET ({})",
+            h1_conformance::judge::describe(&obs)
+        )),
+    }
+}
+
+/// Runs `cases` live, `jobs` at a time; results in case order.
+fn run_live<'c>(
+    live: &Live,
+    cases: &[&'c Case],
+    server: Server,
+    jobs: usize,
+) -> Vec<CaseResult<'c>> {
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Observation>>> = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(cases.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(c) = cases.get(i) else { break };
+                let obs = live.run(c);
+                slots.lock().expect("no worker panics holding it")[i] = Some(obs);
+            });
+        }
+    });
+    let slots = slots.into_inner().expect("workers done");
+    cases
+        .iter()
+        .zip(slots)
+        .map(|(c, obs)| {
+            let obs = obs.expect("every case ran");
+            let verdict = judge(c, &obs, server);
+            CaseResult {
+                case: c,
+                obs,
+                verdict,
+            }
+        })
+        .collect()
+}

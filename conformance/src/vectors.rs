@@ -1,0 +1,179 @@
+//! The shared conformance vectors (`cases/vectors.jsonl`, a byte-for-byte
+//! copy of `../shared/conformance/vectors.jsonl`; a test keeps the two
+//! equal), read as they are and turned into [`Case`]s.
+//!
+//! The mapping (the vector format is described in
+//! `../shared/conformance/README.md`):
+//!
+//! - `level`: MUST and MUST-EITHER are MUST; SHOULD is SHOULD; MAY and
+//!   PROFILE (a hardened choice the RFC leaves open) are MAY.
+//! - `expect: accept` with `requests: N`: N requests answered normally, the
+//!   first with the vector's `body`. An answer is normal when it is 2xx;
+//!   for a request that asks to upgrade 101 is normal too, and for CONNECT
+//!   405 and 501 (a server that is not a proxy, RFC 9110 §9.1).
+//! - `expect: reject` with a `status`: that status or one of `alt_status`,
+//!   after `requests` normal answers, then the connection closes. A 417
+//!   (an expectation the server declines) is the server's policy, so such
+//!   a vector requires the echo contract.
+//! - `expect: reject` with `status: null`: the message cannot complete;
+//!   the client closes its side after the bytes ([`Outcome::Incomplete`]).
+
+use serde_json::Value;
+
+use crate::case::{Case, Level, Origin, Outcome, Req, StatusPat, Statuses};
+
+/// The vector file, compiled in.
+pub const VECTORS: &str = include_str!("../cases/vectors.jsonl");
+
+/// The cases of a vector file.
+pub fn parse(text: &str) -> Result<Vec<Case>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let v: Value =
+                serde_json::from_str(l).map_err(|e| format!("vectors.jsonl:{}: {e}", i + 1))?;
+            vector(&v).map_err(|e| format!("vectors.jsonl:{}: {e}", i + 1))
+        })
+        .collect()
+}
+
+fn vector(v: &Value) -> Result<Case, String> {
+    let s = |key: &str| -> Result<&str, String> {
+        v[key]
+            .as_str()
+            .ok_or_else(|| format!("`{key}` is not a string"))
+    };
+    let latin1 = |s: &str| -> Result<Vec<u8>, String> {
+        s.chars()
+            .map(|c| u8::try_from(u32::from(c)).map_err(|_| format!("{c:?} is not ISO-8859-1")))
+            .collect()
+    };
+    let id = s("id")?.to_string();
+    let raw = latin1(s("raw")?)?;
+    let level = match s("level")? {
+        "MUST" | "MUST-EITHER" => Level::Must,
+        "SHOULD" => Level::Should,
+        "MAY" | "PROFILE" => Level::May,
+        other => return Err(format!("{id}: unknown level {other:?}")),
+    };
+    let requests = v["requests"]
+        .as_u64()
+        .ok_or_else(|| format!("{id}: `requests` is not a number"))? as usize;
+    let mut requires_echo = false;
+    let outcome = match (s("expect")?, v["status"].as_u64()) {
+        ("accept", _) => {
+            let mut reqs = vec![normal(&raw); requests.max(1)];
+            if let Some(body) = v["body"].as_str() {
+                reqs[0].body = Some(latin1(body)?);
+            }
+            Outcome::Accept {
+                requests: reqs,
+                close: None,
+            }
+        }
+        ("reject", Some(status)) => {
+            let status = u16::try_from(status).map_err(|_| format!("{id}: bad status"))?;
+            let mut pats = vec![StatusPat::Code(status)];
+            for alt in v["alt_status"].as_array().into_iter().flatten() {
+                let alt = alt
+                    .as_u64()
+                    .ok_or_else(|| format!("{id}: bad alt_status"))?;
+                pats.push(StatusPat::Code(alt as u16));
+            }
+            requires_echo = status == 417;
+            Outcome::Reject {
+                status: Statuses(pats),
+                before: requests,
+                close: true,
+            }
+        }
+        ("reject", None) => Outcome::Incomplete { before: requests },
+        (other, _) => return Err(format!("{id}: unknown expect {other:?}")),
+    };
+    let note = s("note")?;
+    let source = s("source")?;
+    Ok(Case {
+        area: format!("vectors: {}", s("category")?),
+        section: s("rfc")?.to_string(),
+        level,
+        sentence: source.to_string(),
+        eof: matches!(outcome, Outcome::Incomplete { .. }),
+        steps: vec![raw],
+        outcome,
+        requires_echo,
+        deviation: None,
+        note: note.to_string(),
+        origin: Origin::Vector,
+        id,
+    })
+}
+
+/// What a normal answer to the vector's requests is (see the module docs).
+fn normal(raw: &[u8]) -> Req {
+    let mut req = Req::any();
+    let start = raw
+        .iter()
+        .position(|&b| b != b'\r' && b != b'\n')
+        .unwrap_or(0);
+    if raw[start..].starts_with(b"CONNECT ") {
+        req.status
+            .0
+            .extend([StatusPat::Code(405), StatusPat::Code(501)]);
+    }
+    if contains_ignore_case(raw, b"\nupgrade:") {
+        req.status.0.push(StatusPat::Code(101));
+    }
+    req
+}
+
+fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_vector_imports() {
+        let cases = parse(VECTORS).unwrap();
+        assert_eq!(cases.len(), VECTORS.lines().count());
+        assert!(cases.len() >= 265);
+        let must = cases.iter().filter(|c| c.level == Level::Must).count();
+        // 150 MUST and 17 MUST-EITHER in the file's own count.
+        assert_eq!(must, 167);
+        let incomplete = cases
+            .iter()
+            .filter(|c| matches!(c.outcome, Outcome::Incomplete { .. }))
+            .count();
+        assert!(incomplete >= 3, "{incomplete}");
+    }
+
+    #[test]
+    fn the_copy_is_the_shared_file() {
+        let shared = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/conformance/vectors.jsonl"
+        );
+        let shared = std::fs::read_to_string(shared).unwrap_or_else(|e| panic!("{shared}: {e}"));
+        assert!(
+            shared == VECTORS,
+            "cases/vectors.jsonl differs from ../shared/conformance/vectors.jsonl: copy it again"
+        );
+    }
+
+    #[test]
+    fn a_vector_maps() {
+        let line = r#"{"id": "x-1", "category": "c", "rfc": "9112 §6.1", "source": "s", "level": "MUST-EITHER", "layer": "codec", "raw": "CONNECT a:1 HTTP/1.1\r\nHost: a:1\r\n\r\n\u00ff", "expect": "accept", "status": null, "requests": 1, "body": "", "note": "n"}"#;
+        let c = parse(line).unwrap().remove(0);
+        assert_eq!(c.level, Level::Must);
+        assert_eq!(c.steps[0].last(), Some(&0xff));
+        let Outcome::Accept { requests, .. } = &c.outcome else {
+            panic!()
+        };
+        assert!(requests[0].status.allows(501) && !requests[0].status.allows(400));
+        assert_eq!(requests[0].body.as_deref(), Some(&b""[..]));
+    }
+}

@@ -1,0 +1,444 @@
+//! The suite against h1 in process (every case, whole and split), the
+//! judge's ability to fail, and the live runner against h1's `echo`
+//! example, which must reach the same verdicts as the in-process run.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use h1_conformance::case::{self, Case, Level, Origin, Outcome};
+use h1_conformance::echo;
+use h1_conformance::inprocess;
+use h1_conformance::judge::{judge, Server, Verdict};
+use h1_conformance::live::Live;
+use h1_conformance::observe::{Answer, Echo, Ending, Observation};
+
+const ECHO: Server = Server { echo: true };
+
+fn cases() -> Vec<Case> {
+    case::all().expect("the case files load")
+}
+
+#[test]
+fn every_case_passes_against_h1_in_process() {
+    let cases = cases();
+    let own = cases.iter().filter(|c| c.origin == Origin::Suite).count();
+    let vectors = cases.iter().filter(|c| c.origin == Origin::Vector).count();
+    assert!(
+        own >= 250,
+        "{own} own cases; the suite promises at least 250"
+    );
+    assert_eq!(vectors, 265, "every shared vector is imported");
+    let config = echo::config();
+    let mut failures = Vec::new();
+    for c in &cases {
+        let obs = inprocess::run(c, &config);
+        match judge(c, &obs, ECHO) {
+            Verdict::Pass if c.deviation.is_some() => failures.push(format!(
+                "{}: declares a deviation but passes (remove the declaration)",
+                c.id
+            )),
+            Verdict::Pass | Verdict::Deviation(_) => {}
+            v => failures.push(format!("{} [{}]: {v:?}", c.id, c.level)),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_level_and_area_is_covered() {
+    let cases = cases();
+    for level in Level::ALL {
+        let n = cases
+            .iter()
+            .filter(|c| c.origin == Origin::Suite && c.level == level)
+            .count();
+        assert!(n > 0, "no own {level} case");
+    }
+    let mut areas: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.origin == Origin::Suite)
+        .map(|c| c.area.as_str())
+        .collect();
+    areas.dedup();
+    assert!(areas.len() >= 10, "{areas:?}");
+    // Every outcome kind and multi-step sequences occur.
+    assert!(cases.iter().any(|c| c.steps.len() > 1));
+    assert!(cases.iter().any(|c| matches!(
+        c.outcome,
+        Outcome::Accept {
+            close: Some(false),
+            ..
+        }
+    )));
+    assert!(cases
+        .iter()
+        .any(|c| matches!(c.outcome, Outcome::Incomplete { .. }) && c.origin == Origin::Suite));
+}
+
+#[test]
+fn split_input_gives_the_same_observation() {
+    let config = echo::config();
+    for c in &cases() {
+        let whole = inprocess::run(c, &config);
+        let len = c.steps.iter().map(Vec::len).max().unwrap_or(1);
+        // One byte at a time (large limit cases: about 2,000 pieces), and
+        // an odd size that cuts lines anywhere.
+        for piece in [len.div_ceil(2000), 7] {
+            let split = inprocess::run_split(c, &config, piece);
+            assert_eq!(split, whole, "{}: pieces of {piece} bytes", c.id);
+        }
+    }
+}
+
+#[test]
+fn a_lenient_h1_fails_cases() {
+    // The suite must notice a server that accepts what the RFC refuses.
+    let mut config = echo::config();
+    config.parse.allow_bare_lf = true;
+    config.parse.allow_obs_fold = true;
+    let failing: Vec<String> = cases()
+        .iter()
+        .filter(|c| !matches!(judge(c, &inprocess::run(c, &config), ECHO), Verdict::Pass))
+        .map(|c| c.id.clone())
+        .collect();
+    assert!(
+        failing.iter().any(|id| id.starts_with("le-")),
+        "{failing:?}"
+    );
+    assert!(failing.len() >= 10, "{failing:?}");
+    // And one that reads too little of a body.
+    let mut config = echo::config();
+    config.max_body_len = 3;
+    let c = cases().into_iter().find(|c| c.id == "basic-003").unwrap();
+    assert!(matches!(
+        judge(&c, &inprocess::run(&c, &config), ECHO),
+        Verdict::Fail(_)
+    ));
+}
+
+fn answer(status: u16, body: &[u8]) -> Answer {
+    Answer {
+        interim: Vec::new(),
+        status,
+        echo: Some(Echo {
+            method: b"POST".to_vec(),
+            target: b"/".to_vec(),
+            version: b"HTTP/1.1".to_vec(),
+        }),
+        body: body.to_vec(),
+        step: 0,
+    }
+}
+
+fn obs(answers: Vec<Answer>, ending: Ending) -> Observation {
+    Observation {
+        answers,
+        ending,
+        probe: None,
+        seen: None,
+    }
+}
+
+#[test]
+fn the_judge_notices_each_kind_of_mismatch() {
+    let cases = cases();
+    let get = |id: &str| cases.iter().find(|c| c.id == id).unwrap().clone();
+    // basic-003: POST with a 5-byte body, accepted.
+    let post = get("basic-003");
+    let good = obs(vec![answer(200, b"hello")], Ending::Open);
+    assert_eq!(judge(&post, &good, ECHO), Verdict::Pass);
+    let bad = [
+        obs(vec![answer(400, b"")], Ending::Closed),
+        obs(vec![answer(200, b"hell")], Ending::Open),
+        obs(vec![answer(200, b"hello"), answer(200, b"")], Ending::Open),
+        obs(vec![], Ending::Closed),
+        obs(vec![answer(200, b"hello")], Ending::Broken("x".into())),
+        obs(
+            vec![Answer {
+                echo: None,
+                ..answer(200, b"hello")
+            }],
+            Ending::Open,
+        ),
+    ];
+    for o in &bad {
+        assert!(matches!(judge(&post, o, ECHO), Verdict::Fail(_)), "{o:?}");
+    }
+    // Without the echo contract the body cannot be checked.
+    assert_eq!(judge(&post, &bad[1], Server { echo: false }), Verdict::Pass);
+
+    // A rejection: the status, the close, nothing after it.
+    let reject = cases
+        .iter()
+        .find(|c| {
+            matches!(&c.outcome, Outcome::Reject { status, before: 0, close: true }
+                if status.allows(400) && !status.allows(200))
+        })
+        .unwrap();
+    assert_eq!(
+        judge(reject, &obs(vec![answer(400, b"")], Ending::Closed), ECHO),
+        Verdict::Pass
+    );
+    for o in [
+        obs(vec![answer(400, b"")], Ending::Open),
+        obs(vec![answer(200, b"")], Ending::Closed),
+        obs(vec![answer(400, b""), answer(200, b"")], Ending::Closed),
+        obs(vec![], Ending::Closed),
+    ] {
+        assert!(matches!(judge(reject, &o, ECHO), Verdict::Fail(_)), "{o:?}");
+    }
+
+    // Keep-alive: the probe must be answered.
+    let keep = cases
+        .iter()
+        .find(|c| matches!(&c.outcome, Outcome::Accept { requests, close: Some(false) } if requests.len() == 1 && requests[0].body.is_none()))
+        .unwrap();
+    let mut o = obs(vec![answer(200, b"")], Ending::Open);
+    o.answers[0].echo = None;
+    o.probe = Some(Some(200));
+    assert_eq!(judge(keep, &o, Server { echo: false }), Verdict::Pass);
+    o.probe = Some(None);
+    assert!(matches!(
+        judge(keep, &o, Server { echo: false }),
+        Verdict::Fail(_)
+    ));
+
+    // 100-continue: an answer that came only after the body was sent.
+    let cont = cases
+        .iter()
+        .find(|c| matches!(&c.outcome, Outcome::Accept { requests, .. } if requests.iter().any(|r| r.continue_first)))
+        .expect("a case with continue = true");
+    let mut o = inprocess::run(cont, &echo::config());
+    assert_eq!(judge(cont, &o, ECHO), Verdict::Pass);
+    for a in &mut o.answers {
+        a.step = cont.steps.len() - 1;
+    }
+    assert!(matches!(judge(cont, &o, ECHO), Verdict::Fail(_)));
+
+    // An incomplete message: no answer but 400/408, then close.
+    let inc = cases
+        .iter()
+        .find(|c| matches!(c.outcome, Outcome::Incomplete { before: 0 }))
+        .unwrap();
+    assert_eq!(
+        judge(inc, &obs(vec![], Ending::Closed), ECHO),
+        Verdict::Pass
+    );
+    assert_eq!(
+        judge(inc, &obs(vec![answer(408, b"")], Ending::Closed), ECHO),
+        Verdict::Pass
+    );
+    for o in [
+        obs(vec![answer(200, b"")], Ending::Closed),
+        obs(vec![], Ending::Open),
+    ] {
+        assert!(matches!(judge(inc, &o, ECHO), Verdict::Fail(_)), "{o:?}");
+    }
+}
+
+// --- live ---
+
+/// A child process, killed when dropped (only the ones this test started).
+struct Kid(Child);
+
+impl Drop for Kid {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Builds h1-conn's `echo` example with the cargo running this test.
+fn echo_binary() -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "h1-conn",
+            "--example",
+            "echo",
+            "--message-format=json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run cargo");
+    assert!(out.status.success(), "cargo build --example echo failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| m["target"]["name"] == "echo" && m["executable"].is_string())
+        .map(|m| PathBuf::from(m["executable"].as_str().unwrap()))
+        .expect("cargo named the echo binary")
+}
+
+fn start_echo() -> (Kid, SocketAddr) {
+    let mut kid = Kid(Command::new(echo_binary())
+        .args(["--addr", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start echo"));
+    let stdout = kid.0.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("echo printed nothing within 30 s");
+    let addr = line
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .parse()
+        .expect("an address");
+    (kid, addr)
+}
+
+#[test]
+fn live_echo_gives_the_in_process_verdicts() {
+    let (_echo, addr) = start_echo();
+    let live = Live::new(addr).unwrap();
+    let cases = cases();
+    let config = echo::config();
+    let started = Instant::now();
+    // Four connections at a time, as the binary does by default.
+    let chunks: Vec<&[Case]> = cases.chunks(cases.len().div_ceil(4)).collect();
+    let lives: Vec<Vec<Observation>> = thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| s.spawn(|| chunk.iter().map(|c| live.run(c)).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut differ = Vec::new();
+    for (c, got) in cases.iter().zip(lives.into_iter().flatten()) {
+        let want = inprocess::run(c, &config);
+        let (vw, vg) = (judge(c, &want, ECHO), judge(c, &got, ECHO));
+        let statuses = |o: &Observation| {
+            o.answers
+                .iter()
+                .map(|a| (a.interim.clone(), a.status))
+                .collect::<Vec<_>>()
+        };
+        if vw != vg || statuses(&want) != statuses(&got) {
+            differ.push(format!(
+                "{}: in process {vw:?} {:?}, live {vg:?} {:?}",
+                c.id,
+                statuses(&want),
+                statuses(&got)
+            ));
+        }
+    }
+    println!("{} cases live in {:?}", cases.len(), started.elapsed());
+    assert!(
+        differ.is_empty(),
+        "{} cases differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
+
+/// A server that answers 200 to every head it sees, whatever it holds: the
+/// live runner must call it out.
+fn start_yes_server() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            thread::spawn(move || {
+                let mut stream = stream;
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while let Ok(n) = stream.read(&mut chunk) {
+                    if n == 0 {
+                        break;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        buf.drain(..end + 4);
+                        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn the_binary_reports_and_exits_by_verdict() {
+    let bin = env!("CARGO_BIN_EXE_h1-conformance");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run h1-conformance");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // In process, a filter, JSON.
+    let (code, out, _) = run(&["--filter", "chunk-", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let ids: Vec<&str> = v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.len() > 20 && ids.iter().all(|i| i.starts_with("chunk-")),
+        "{ids:?}"
+    );
+    assert_eq!(v["must_failed"], 0);
+    // A section filter, text.
+    let (code, out, _) = run(&["--filter", "9112 §7.1"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("Chunked Transfer Coding") && !out.contains("Request Line"),
+        "{out}"
+    );
+    // Usage errors and refused targets.
+    assert_eq!(run(&["--bogus"]).0, Some(2));
+    assert_eq!(run(&["--target", "192.0.2.1:80"]).0, Some(2));
+    assert_eq!(run(&["--filter", "no-such-case"]).0, Some(2));
+    // A server that accepts everything fails MUSTs: exit 1, failures listed.
+    let yes = start_yes_server().to_string();
+    let (code, out, _) = run(&[
+        "--target",
+        &yes,
+        "--filter",
+        "clte-",
+        "--filter",
+        "host-",
+        "--timeout",
+        "2",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("FAIL clte-") && out.contains("no echo contract"),
+        "{out}"
+    );
+}
