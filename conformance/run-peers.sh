@@ -103,9 +103,9 @@ run() { # name args...
 echo "in process" >&2
 run inprocess
 echo "h1 echo at $echo_addr" >&2
-run echo --target "$echo_addr"
+run echo --target "$echo_addr" --jobs 4
 echo "nginx at 127.0.0.1:$nginx_port" >&2
-run nginx --target "127.0.0.1:$nginx_port" --echo no
+run nginx --target "127.0.0.1:$nginx_port" --echo no --jobs 4
 
 python3 "$here/peers.py" \
     --inprocess "$work/inprocess.json" --echo "$work/echo.json" --nginx "$work/nginx.json" \

@@ -129,6 +129,22 @@ impl Req {
     }
 }
 
+/// How strictly a server must close the connection after refusing a
+/// message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloseRule {
+    /// The sentence itself requires the close (RFC 9112 §6.1 for
+    /// `Transfer-Encoding` with `Content-Length`, §6.3 rules 4 and 5, §9.6):
+    /// staying open fails the case at its level.
+    Must,
+    /// Only 9112 §2.2's "SHOULD respond with a 400 (Bad Request) response and
+    /// close the connection" asks for it: staying open fails the case at
+    /// SHOULD at most.
+    Should,
+    /// Not checked.
+    No,
+}
+
 /// What a conforming server does with a case's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -147,8 +163,9 @@ pub enum Outcome {
         status: Statuses,
         /// Requests answered normally before it.
         before: usize,
-        /// The server must close after the error response.
-        close: bool,
+        /// Whether, and how strictly, the server must close after the
+        /// error response.
+        close: CloseRule,
     },
     /// The bytes end inside a message, then the client closes its sending
     /// side: nothing is dispatched from the unfinished message, the answer
@@ -204,6 +221,18 @@ impl Case {
     /// 4` → `9112 §6.3`).
     pub fn section_key(&self) -> String {
         section_key(&self.section)
+    }
+
+    /// How many final answers a conforming server sends before the
+    /// runner's own checks (close, probe): one per accepted request, the
+    /// normal ones and the error of a rejection, the normal ones before an
+    /// incomplete message.
+    pub fn answers_wanted(&self) -> usize {
+        match &self.outcome {
+            Outcome::Accept { requests, .. } => requests.len(),
+            Outcome::Reject { before, .. } => before + 1,
+            Outcome::Incomplete { before } => *before,
+        }
     }
 
     /// All the bytes, steps joined.
@@ -430,7 +459,7 @@ fn parse_case(t: &Table, area: &str, ctx: String) -> Result<Case, String> {
         return Err(f.err("a step of `raw` is empty"));
     }
     let expect = f.string("expect")?;
-    let close = f.bool("close")?;
+    let close = f.take("close");
     let before = f.count("before")?;
     let status = f.statuses("status")?;
     let requests = f.take("requests");
@@ -454,6 +483,14 @@ fn parse_case(t: &Table, area: &str, ctx: String) -> Result<Case, String> {
                     return Err(f.err("`requests` must be a count (at least 1) or a list of tables"))
                 }
             };
+            let close = match close {
+                None => None,
+                Some(Value::Boolean(b)) => Some(*b),
+                Some(_) => return Err(f.err("an accepted case's `close` is true or false")),
+            };
+            if steps.len() < 2 && requests.iter().any(|r| r.continue_first) {
+                return Err(f.err("`continue = true` needs the body in a later step than the head"));
+            }
             Outcome::Accept { requests, close }
         }
         "reject" => {
@@ -467,7 +504,17 @@ fn parse_case(t: &Table, area: &str, ctx: String) -> Result<Case, String> {
             Outcome::Reject {
                 status,
                 before: before.unwrap_or(0),
-                close: close.unwrap_or(true),
+                close: match close {
+                    None => CloseRule::Should,
+                    Some(Value::String(s)) if s == "should" => CloseRule::Should,
+                    Some(Value::String(s)) if s == "must" => CloseRule::Must,
+                    Some(Value::Boolean(false)) => CloseRule::No,
+                    Some(_) => {
+                        return Err(f.err(
+                            "a rejection's `close` is \"must\", \"should\" (the default) or false",
+                        ))
+                    }
+                },
             }
         }
         "incomplete" => {

@@ -11,6 +11,11 @@ use h1_parse::{Method, Version};
 
 use crate::observe::{Seen, Sent};
 
+/// The `Server` field of the echo server's answers, as h1's `echo` example
+/// sends it: the mark by which a live run knows the target is h1 (so that
+/// h1's declared deviations apply).
+pub const SERVER: &[u8] = b"h1-echo";
+
 /// The connection settings of the echo contract: h1's defaults, with
 /// bodies limited to 1 MiB (the echo server holds a body whole).
 pub fn config() -> Config {
@@ -26,6 +31,8 @@ pub struct EchoServer {
     current: Option<Current>,
     seen: Vec<Seen>,
     sent: Vec<Sent>,
+    /// The step of the case being given (see [`EchoServer::set_step`]).
+    step: usize,
     done: bool,
 }
 
@@ -49,8 +56,14 @@ impl EchoServer {
             current: None,
             seen: Vec::new(),
             sent: Vec::new(),
+            step: 0,
             done: false,
         }
+    }
+
+    /// The bytes given from now on are the case's step `step`.
+    pub fn set_step(&mut self, step: usize) {
+        self.step = step;
     }
 
     /// Gives the server `data` from the client; returns what it wrote.
@@ -136,6 +149,7 @@ impl EchoServer {
                     http10,
                     upgrade: req.upgrade,
                     close: !req.persistent,
+                    step: self.step,
                 });
                 let mut cur = Current {
                     seen: Seen {
@@ -184,6 +198,9 @@ impl EchoServer {
                 } else if !cur.answered {
                     let (status, body): (u16, &[u8]) = if cur.connect {
                         (501, b"")
+                    } else if https_target(&cur.seen.target) {
+                        // RFC 9110 §7.4: not secured for an "https" resource.
+                        (421, b"")
                     } else {
                         (200, &cur.seen.body)
                     };
@@ -213,10 +230,31 @@ enum Step {
     Done,
 }
 
-fn echo_fields(seen: &Seen) -> [(&[u8], &[u8]); 3] {
+/// An absolute-form target of the `https` scheme (case-insensitive).
+fn https_target(target: &[u8]) -> bool {
+    target
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case(b"https://"))
+}
+
+fn echo_fields(seen: &Seen) -> [(&[u8], &[u8]); 4] {
     [
         (b"x-echo-method", &seen.method),
         (b"x-echo-target", &seen.target),
         (b"x-echo-version", seen.version.as_bytes()),
+        (b"server", SERVER),
     ]
+}
+
+/// The requests whose heads h1 reads from the case's bytes (the echo
+/// server's view, whatever it answers): a response reader must know which
+/// were HEAD, HTTP/1.0, upgrades or closing, and the judge whether a
+/// refused message was refused in its head or in its body.
+pub fn heads_read(case: &crate::case::Case) -> Vec<Sent> {
+    let mut server = EchoServer::new(config());
+    for (i, step) in case.steps.iter().enumerate() {
+        server.set_step(i);
+        server.input(step);
+    }
+    server.sent
 }

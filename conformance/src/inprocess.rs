@@ -21,7 +21,8 @@ pub fn run_split(case: &Case, config: &Config, piece: usize) -> Observation {
     // The server runs first, so the reader can be told the requests it
     // read (a response to HEAD has no body).
     let mut outputs = Vec::new();
-    for step in &case.steps {
+    for (i, step) in case.steps.iter().enumerate() {
+        server.set_step(i);
         let mut out = Vec::new();
         for chunk in step.chunks(piece.max(1)) {
             out.extend(server.input(chunk));
@@ -49,7 +50,7 @@ pub fn run_split(case: &Case, config: &Config, piece: usize) -> Observation {
     let mut probed = None;
     if wants_probe && !server.closed() && !reader.stopped() {
         let before = reader.finals();
-        if reader.probe_sent() {
+        if before == case.answers_wanted() && reader.probe_sent() {
             probed = Some(before);
             probe_out = Some(server.input(PROBE));
         }

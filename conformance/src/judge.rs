@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::case::{Case, Outcome, Req};
+use crate::case::{Case, CloseRule, Level, Outcome, Req};
 use crate::escape::escape;
 use crate::observe::{Answer, Ending, Observation};
 
@@ -11,8 +11,9 @@ use crate::observe::{Answer, Ending, Observation};
 pub enum Verdict {
     /// The server did what the case requires.
     Pass,
-    /// It did not: why.
-    Fail(String),
+    /// It did not: why, and the level of the requirement it missed (the
+    /// case's, or SHOULD when only 9112 §2.2's close was missing).
+    Fail(Level, String),
     /// It did not, as h1 declares it intends (the case's `deviation`); the
     /// mismatch is given.
     Deviation(String),
@@ -25,9 +26,17 @@ impl Verdict {
     pub fn label(&self) -> &'static str {
         match self {
             Verdict::Pass => "pass",
-            Verdict::Fail(_) => "fail",
+            Verdict::Fail(..) => "fail",
             Verdict::Deviation(_) => "deviation",
             Verdict::NotApplicable(_) => "n/a",
+        }
+    }
+
+    /// The level a verdict counts at: a failure's own, else the case's.
+    pub fn level(&self, case: &Case) -> Level {
+        match self {
+            Verdict::Fail(level, _) => *level,
+            _ => case.level,
         }
     }
 }
@@ -36,9 +45,32 @@ impl Verdict {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Server {
     /// It speaks the echo contract: bodies, targets and methods can be
-    /// checked, and the cases that require it apply.
+    /// checked, the cases that require it apply, and it reads a request's
+    /// body before answering.
     pub echo: bool,
+    /// It is h1 (in process, or h1's `echo` example): the deviations the
+    /// cases declare for h1 are excused; for any other server they are
+    /// failures like the rest.
+    pub h1: bool,
 }
+
+impl Server {
+    /// h1 itself: the in-process runner, or h1's `echo` example.
+    pub const H1: Server = Server {
+        echo: true,
+        h1: true,
+    };
+    /// A server known only by its answers.
+    pub const OTHER: Server = Server {
+        echo: false,
+        h1: false,
+    };
+}
+
+/// Answers that say a server could not parse or frame a request, as
+/// opposed to a policy answer (404, 405, 411, 421, 501...) that a server
+/// without the echo contract may give to a request it read correctly.
+const REFUSALS: [u16; 6] = [400, 408, 413, 414, 431, 505];
 
 /// Judges `obs` against `case`.
 pub fn judge(case: &Case, obs: &Observation, server: Server) -> Verdict {
@@ -46,24 +78,70 @@ pub fn judge(case: &Case, obs: &Observation, server: Server) -> Verdict {
         return Verdict::NotApplicable("needs the echo contract".into());
     }
     match (mismatch(case, obs, server), &case.deviation) {
-        (None, _) => Verdict::Pass,
-        (Some(why), Some(_)) => Verdict::Deviation(why),
-        (Some(why), None) => Verdict::Fail(why),
+        (Miss::None, _) => Verdict::Pass,
+        (Miss::NotApplicable(why), _) => Verdict::NotApplicable(why),
+        (Miss::Fail(_, why), Some(_)) if server.h1 => Verdict::Deviation(why),
+        (Miss::Fail(level, why), _) => Verdict::Fail(level, why),
     }
 }
 
+enum Miss {
+    None,
+    Fail(Level, String),
+    NotApplicable(String),
+}
+
 /// Why the observation does not meet the case, if it does not.
-fn mismatch(case: &Case, obs: &Observation, server: Server) -> Option<String> {
+fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
+    let level = case.level;
+    let fail = |why: String| Miss::Fail(level, why);
     let answers = &obs.answers;
+    if let Some(why) = answers.iter().find_map(|a| bad_switch(case, a)) {
+        return fail(why);
+    }
+    // RFC 9112 §9.6: a server that sends "close" MUST close, and MUST NOT
+    // process further requests (answers after it show as extra bytes).
+    if let Some(i) = answers.iter().position(|a| a.closes) {
+        if obs.ending == Ending::Open {
+            return Miss::Fail(
+                Level::Must,
+                format!(
+                    "answer {} said the connection closes, and the server kept it open (9112 §9.6)",
+                    i + 1
+                ),
+            );
+        }
+    }
+    // RFC 9112 §9.3: persistence is a SHOULD; a server that closes after an
+    // answer marked "close" cannot be judged on the requests after it.
+    let stopped_early = |wanted: usize| {
+        answers.len() < wanted
+            && answers.last().is_some_and(|a| a.closes)
+            && obs.ending == Ending::Closed
+    };
+    let not_persistent = || {
+        Miss::NotApplicable(
+            "the server closes after each response (persistent connections are a SHOULD, 9112 §9.3)"
+                .into(),
+        )
+    };
     let broken = match &obs.ending {
         Ending::Broken(why) => Some(why.as_str()),
         _ => None,
     };
     match &case.outcome {
         Outcome::Accept { requests, close } => {
+            if stopped_early(requests.len())
+                && answers
+                    .iter()
+                    .zip(requests)
+                    .all(|(a, r)| accepted(r, a.status, server))
+            {
+                return not_persistent();
+            }
             for (i, req) in requests.iter().enumerate() {
                 let Some(a) = answers.get(i) else {
-                    return Some(format!(
+                    return fail(format!(
                         "{} of {} requests answered{}",
                         answers.len(),
                         requests.len(),
@@ -71,11 +149,11 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Option<String> {
                     ));
                 };
                 if let Some(why) = check_request(case, i, req, a, obs, server) {
-                    return Some(why);
+                    return fail(why);
                 }
             }
             if answers.len() > requests.len() {
-                return Some(format!(
+                return fail(format!(
                     "{} answers to {} requests: the server read a request that is not there ({})",
                     answers.len(),
                     requests.len(),
@@ -83,17 +161,36 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Option<String> {
                 ));
             }
             if let Some(why) = broken {
-                return Some(why.to_string());
+                return fail(why.to_string());
             }
             match close {
-                Some(true) if obs.ending != Ending::Closed => {
-                    return Some("the connection stayed open; it must close".into())
+                Some(true) if !matches!(obs.ending, Ending::Closed | Ending::Switched) => {
+                    return fail("the connection stayed open; it must close".into())
                 }
-                Some(false) => match obs.probe {
-                    Some(Some(s)) if (200..300).contains(&s) => {}
-                    Some(Some(s)) => return Some(format!("the keep-alive probe was answered {s}")),
+                Some(false) if answers.last().is_some_and(|a| a.closes) => return not_persistent(),
+                Some(false) => match &obs.probe {
+                    // With the echo contract the answer shows it is the
+                    // probe's, not one to a request read where there is none.
+                    Some(Some(p))
+                        if server.echo
+                            && p.echo.as_ref().map(|e| e.target.as_slice())
+                                != Some(b"/keep-alive-probe") =>
+                    {
+                        return fail(format!(
+                            "the answer after the requests is not the keep-alive probe's ({}{})",
+                            p.status,
+                            p.echo
+                                .as_ref()
+                                .map(|e| format!(" to {}", escape(&e.target, 60)))
+                                .unwrap_or_default()
+                        ))
+                    }
+                    Some(Some(p)) if (200..300).contains(&p.status) => {}
+                    Some(Some(p)) => {
+                        return fail(format!("the keep-alive probe was answered {}", p.status))
+                    }
                     _ => {
-                        return Some(format!(
+                        return fail(format!(
                             "the connection did not stay usable (no answer to a further request{})",
                             ending_note(obs)
                         ))
@@ -101,72 +198,140 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Option<String> {
                 },
                 _ => {}
             }
-            None
+            Miss::None
         }
         Outcome::Reject {
             status,
             before,
             close,
         } => {
+            if stopped_early(*before) {
+                return not_persistent();
+            }
             if let Some(why) = answered_before(answers, *before, obs) {
-                return Some(why);
+                return fail(why);
             }
             let Some(a) = answers.get(*before) else {
-                return Some(format!(
+                return fail(format!(
                     "no error response (want {status}){}",
                     ending_note(obs)
                 ));
             };
-            if !status.allows(a.status) {
-                return Some(if a.status < 400 {
+            // A server without the echo contract may answer a request from
+            // its head alone (RFC 9110 §10.1.1, 9112 §9.3): a defect in the
+            // body it never reads is then met by the close alone.
+            let early = !server.echo && head_read(case, *before);
+            if !status.allows(a.status) && !early {
+                return fail(if a.status < 400 {
                     format!("accepted: answered {}; want {status}", a.status)
                 } else {
                     format!("answered {}; want {status}", a.status)
                 });
             }
             if answers.len() > before + 1 {
-                return Some(format!(
+                return fail(format!(
                     "answered {} more after the error ({})",
                     answers.len() - before - 1,
                     statuses(&answers[before + 1..])
                 ));
             }
             if let Some(why) = broken {
-                return Some(why.to_string());
+                return fail(why.to_string());
             }
             if obs.ending == Ending::Switched {
-                return Some("switched protocols after a rejection".into());
+                return fail("switched protocols after a rejection".into());
             }
-            if *close && obs.ending != Ending::Closed {
-                return Some(format!(
+            let rule = if early { CloseRule::Must } else { *close };
+            if obs.ending != Ending::Closed && rule != CloseRule::No {
+                let why = format!(
                     "answered {}, then kept the connection open; it must close",
                     a.status
-                ));
+                );
+                return match rule {
+                    CloseRule::Must => fail(why),
+                    _ => Miss::Fail(level.max(Level::Should), why),
+                };
             }
-            None
+            Miss::None
         }
         Outcome::Incomplete { before } => {
+            if stopped_early(*before) {
+                return not_persistent();
+            }
             if let Some(why) = answered_before(answers, *before, obs) {
-                return Some(why);
+                return fail(why);
             }
             let rest = &answers[(*before).min(answers.len())..];
-            if let Some(a) = rest.iter().find(|a| a.status != 400 && a.status != 408) {
-                return Some(format!(
+            let early = !server.echo && head_read(case, *before);
+            if let Some(a) = rest
+                .iter()
+                .find(|a| a.status != 400 && a.status != 408 && !early)
+            {
+                return fail(format!(
                     "answered {} to an incomplete message (allowed: 400, 408 or nothing)",
                     a.status
                 ));
             }
             if rest.len() > 1 {
-                return Some(format!("{} answers to one incomplete message", rest.len()));
+                return fail(format!("{} answers to one incomplete message", rest.len()));
             }
             if let Some(why) = broken {
-                return Some(why.to_string());
+                return fail(why.to_string());
             }
             if obs.ending != Ending::Closed {
-                return Some("the connection stayed open after the client's end".into());
+                return fail("the connection stayed open after the client's end".into());
             }
-            None
+            Miss::None
         }
+    }
+}
+
+/// Whether h1 reads the head of the case's request number `i` (0-based):
+/// a refusal of it is then about its body.
+fn head_read(case: &Case, i: usize) -> bool {
+    crate::echo::heads_read(case).len() > i
+}
+
+/// Whether `status` answers `req` normally: one of its statuses, or for a
+/// server without the echo contract any policy answer (not a refusal to
+/// parse or frame it).
+fn accepted(req: &Req, status: u16, server: Server) -> bool {
+    req.status.allows(status)
+        || (!server.echo && (300..600).contains(&status) && !REFUSALS.contains(&status))
+}
+
+/// RFC 9110 §15.2.2 and §7.8: a 101 names the protocol switched to, one
+/// the client offered.
+fn bad_switch(case: &Case, a: &Answer) -> Option<String> {
+    if a.status != 101 {
+        return None;
+    }
+    let Some(upgrade) = a.upgrade.as_deref().filter(|u| !u.is_empty()) else {
+        return Some("a 101 without an Upgrade field (9110 §15.2.2)".into());
+    };
+    let raw = case.raw();
+    let offered: Vec<&[u8]> = raw
+        .split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let colon = line.iter().position(|&b| b == b':')?;
+            let value = &line[colon + 1..];
+            line[..colon]
+                .eq_ignore_ascii_case(b"upgrade")
+                .then(|| value.strip_suffix(b"\r").unwrap_or(value))
+        })
+        .collect();
+    let named = |p: &[u8]| {
+        offered
+            .iter()
+            .any(|o| h1_headers::list_contains(o, p.trim_ascii()))
+    };
+    if h1_headers::list_elements(upgrade).all(named) {
+        None
+    } else {
+        Some(format!(
+            "a 101 to {:?}, which the client did not offer (9110 §7.8)",
+            escape(upgrade, 60)
+        ))
     }
 }
 
@@ -201,15 +366,16 @@ fn check_request(
     server: Server,
 ) -> Option<String> {
     let n = i + 1;
-    if !req.status.allows(a.status) {
+    if !accepted(req, a.status, server) {
         return Some(format!(
             "request {n} answered {}; want {}",
             a.status, req.status
         ));
     }
     if req.continue_first {
-        let last = case.steps.len() - 1;
-        if a.step >= last {
+        // Before the step after the one that completed its head was sent.
+        let head_step = crate::echo::heads_read(case).get(i).map_or(0, |s| s.step);
+        if a.step > head_step {
             return Some(format!(
                 "request {n}: no 100 (Continue) or final answer before the client sent the rest"
             ));
@@ -331,10 +497,10 @@ pub fn describe(obs: &Observation) -> String {
     if obs.answers.is_empty() {
         s.push_str("no answer, ");
     }
-    if let Some(p) = obs.probe {
+    if let Some(p) = &obs.probe {
         match p {
-            Some(st) => {
-                let _ = write!(s, "probe {st}, ");
+            Some(a) => {
+                let _ = write!(s, "probe {}, ", a.status);
             }
             None => s.push_str("probe unanswered, "),
         }
@@ -383,7 +549,11 @@ pub fn expected(case: &Case) -> String {
             } else {
                 String::new()
             },
-            if *close { ", then close" } else { "" }
+            match close {
+                CloseRule::Must => ", then close",
+                CloseRule::Should => ", then close (SHOULD)",
+                CloseRule::No => "",
+            }
         ),
         Outcome::Incomplete { before } => format!(
             "{}no answer to the incomplete message (or 400/408), then close",

@@ -18,7 +18,7 @@
 //! let cases = case::all()?;
 //! let c = cases.iter().find(|c| c.id == "basic-002").unwrap();
 //! let obs = inprocess::run(c, &echo::config());
-//! assert_eq!(judge::judge(c, &obs, judge::Server { echo: true }), judge::Verdict::Pass);
+//! assert_eq!(judge::judge(c, &obs, judge::Server::H1), judge::Verdict::Pass);
 //! # Ok::<(), String>(())
 //! ```
 #![forbid(unsafe_code)]

@@ -18,6 +18,8 @@ pub struct Sent {
     pub upgrade: bool,
     /// It closes the connection.
     pub close: bool,
+    /// The step whose bytes completed its head.
+    pub step: usize,
 }
 
 /// The `x-echo-*` fields of a response from a server that speaks the echo
@@ -43,6 +45,13 @@ pub struct Answer {
     pub echo: Option<Echo>,
     /// The body, decoded (at most [`MAX_BODY`] bytes kept).
     pub body: Vec<u8>,
+    /// The response said the connection closes after it (`Connection:
+    /// close`, or HTTP/1.0 without keep-alive).
+    pub closes: bool,
+    /// Its `Upgrade` field, if any.
+    pub upgrade: Option<Vec<u8>>,
+    /// Its `Server` field, if any.
+    pub server: Option<Vec<u8>>,
     /// The step after which its first byte (interim or final) arrived.
     pub step: usize,
 }
@@ -85,9 +94,11 @@ pub struct Observation {
     pub answers: Vec<Answer>,
     /// The connection at the end.
     pub ending: Ending,
-    /// The status of the answer to the keep-alive probe, when one was
-    /// sent; `None` inside means it was sent and not answered.
-    pub probe: Option<Option<u16>>,
+    /// The answer taken for the keep-alive probe's (the first after the
+    /// answers to the case's requests, which were all in before the probe
+    /// was sent), when one was sent; `None` inside means it was sent and
+    /// not answered. Answers after it stay in `answers`, as extra ones.
+    pub probe: Option<Option<Answer>>,
     /// The requests the server saw, when the runner can know.
     pub seen: Option<Vec<Seen>>,
 }
@@ -95,6 +106,10 @@ pub struct Observation {
 /// Response bodies are kept up to this size (a server that streams
 /// forever cannot exhaust the runner's memory).
 pub const MAX_BODY: usize = 2 << 20;
+
+/// Interim responses kept before one final response: more is a server
+/// that never answers.
+pub const MAX_INTERIM: usize = 16;
 
 /// The request the runner sends to see that a connection is still usable.
 pub const PROBE: &[u8] = b"GET /keep-alive-probe HTTP/1.1\r\nHost: probe\r\n\r\n";
@@ -220,6 +235,12 @@ impl Reader {
         self.broken.is_some() || self.done || self.closed
     }
 
+    /// A response said the connection closes (or switched protocols): the
+    /// server's end of the connection is what is left to see.
+    pub fn ended_by_server(&self) -> bool {
+        self.done
+    }
+
     /// Final responses read so far.
     pub fn finals(&self) -> usize {
         self.answers.len()
@@ -228,11 +249,15 @@ impl Reader {
     /// The observation, with the probe's answer taken out when `probed`
     /// (it is the last answer).
     pub fn finish(mut self, probed: Option<usize>) -> Observation {
-        let probe = probed.map(|before| {
-            (self.answers.len() > before)
-                .then(|| self.answers.pop().map(|a| a.status))
-                .flatten()
-        });
+        // A response that began and did not end is an answer too (a head
+        // whose body never came, say): the judge must count it.
+        if let Some(a) = self.current.take().filter(|a| a.status != 0) {
+            self.answers.push(a);
+            self.broken
+                .get_or_insert_with(|| "the last response never ended".into());
+        }
+        let probe =
+            probed.map(|before| (self.answers.len() > before).then(|| self.answers.remove(before)));
         let ending = match self.broken {
             Some(why) => Ending::Broken(why),
             None if self.switched => Ending::Switched,
@@ -250,9 +275,16 @@ impl Reader {
     fn process(&mut self) {
         loop {
             match self.conn.next_event() {
-                Event::Informational(r) => answer(&mut self.current, self.step)
-                    .interim
-                    .push(r.status()),
+                Event::Informational(r) => {
+                    let a = answer(&mut self.current, self.step);
+                    if a.interim.len() >= MAX_INTERIM {
+                        self.broken = Some(format!(
+                            "more than {MAX_INTERIM} interim responses before a final one"
+                        ));
+                        return;
+                    }
+                    a.interim.push(r.status());
+                }
                 Event::Head(r) => {
                     let echo = self.conn.fields().and_then(|f| {
                         Some(Echo {
@@ -261,9 +293,19 @@ impl Reader {
                             version: f.get(b"x-echo-version")?.to_vec(),
                         })
                     });
+                    let field = |name: &[u8]| {
+                        self.conn
+                            .fields()
+                            .and_then(|f| f.get(name))
+                            .map(<[u8]>::to_vec)
+                    };
+                    let (upgrade, server) = (field(b"upgrade"), field(b"server"));
                     let a = answer(&mut self.current, self.step);
                     a.status = r.status();
                     a.echo = echo;
+                    a.closes = !r.persistent;
+                    a.upgrade = upgrade;
+                    a.server = server;
                 }
                 Event::Data(span) => {
                     let data = span.slice(self.conn.received());
@@ -325,6 +367,9 @@ fn answer(current: &mut Option<Answer>, step: usize) -> &mut Answer {
         status: 0,
         echo: None,
         body: Vec::new(),
+        closes: false,
+        upgrade: None,
+        server: None,
         step,
     })
 }
@@ -335,5 +380,6 @@ fn plain_get() -> Sent {
         http10: false,
         upgrade: false,
         close: false,
+        step: 0,
     }
 }

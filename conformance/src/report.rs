@@ -41,7 +41,7 @@ impl Tally {
     fn add(&mut self, v: &Verdict) {
         match v {
             Verdict::Pass => self.pass += 1,
-            Verdict::Fail(_) => self.fail += 1,
+            Verdict::Fail(..) => self.fail += 1,
             Verdict::Deviation(_) => self.deviation += 1,
             Verdict::NotApplicable(_) => self.na += 1,
         }
@@ -79,7 +79,10 @@ impl Summary {
                 .or_insert_with(|| (key.clone(), Tally::default()))
                 .1
                 .add(&r.verdict);
-            levels.entry(r.case.level).or_default().add(&r.verdict);
+            levels
+                .entry(r.verdict.level(r.case))
+                .or_default()
+                .add(&r.verdict);
             s.total.add(&r.verdict);
             let o = match r.case.origin {
                 Origin::Suite => 0,
@@ -101,9 +104,9 @@ impl Summary {
     }
 }
 
-/// The text report. `against` names the server; `verbose` lists every
-/// case, not only the failures.
-pub fn text(results: &[CaseResult<'_>], against: &str, verbose: bool) -> String {
+/// The text report. `against` names the server; `notes` say what the run
+/// could not check; `verbose` lists every case, not only the failures.
+pub fn text(results: &[CaseResult<'_>], against: &str, notes: &[String], verbose: bool) -> String {
     let s = Summary::of(results);
     let mut out = String::new();
     let _ = writeln!(
@@ -170,7 +173,7 @@ pub fn text(results: &[CaseResult<'_>], against: &str, verbose: bool) -> String 
             "\n{} {} [{}] {}: {}",
             r.verdict.label().to_uppercase(),
             c.id,
-            c.level,
+            r.verdict.level(c),
             c.section,
             one_line(&c.sentence, 160)
         );
@@ -178,8 +181,15 @@ pub fn text(results: &[CaseResult<'_>], against: &str, verbose: bool) -> String 
         let _ = writeln!(out, "  expected: {}", expected(c));
         let _ = writeln!(out, "  got:      {}", describe(&r.obs));
         match &r.verdict {
-            Verdict::Fail(why) => {
+            Verdict::Fail(level, why) => {
                 let _ = writeln!(out, "  why:      {why}");
+                if *level != c.level {
+                    let _ = writeln!(
+                        out,
+                        "  counts:   as a {level} failure (the case is {})",
+                        c.level
+                    );
+                }
             }
             Verdict::Deviation(why) => {
                 let _ = writeln!(out, "  why:      {why}");
@@ -195,6 +205,9 @@ pub fn text(results: &[CaseResult<'_>], against: &str, verbose: bool) -> String 
             Verdict::Pass => {}
         }
     }
+    for note in notes {
+        let _ = writeln!(out, "\nnote: {note}");
+    }
     let _ = writeln!(
         out,
         "\n{} passed, {} failed ({} MUST), {} declared deviations, {} not applicable, of {} cases",
@@ -209,7 +222,7 @@ pub fn text(results: &[CaseResult<'_>], against: &str, verbose: bool) -> String 
 }
 
 /// The JSON report: every case with its verdict, plus the summary.
-pub fn json(results: &[CaseResult<'_>], against: &str) -> String {
+pub fn json(results: &[CaseResult<'_>], against: &str, notes: &[String]) -> String {
     let s = Summary::of(results);
     let tally = |t: &Tally| json!({"pass": t.pass, "fail": t.fail, "deviation": t.deviation, "not_applicable": t.na});
     let cases: Vec<Value> = results
@@ -218,7 +231,7 @@ pub fn json(results: &[CaseResult<'_>], against: &str) -> String {
             let c = r.case;
             let reason = match &r.verdict {
                 Verdict::Pass => Value::Null,
-                Verdict::Fail(w) | Verdict::Deviation(w) | Verdict::NotApplicable(w) => {
+                Verdict::Fail(_, w) | Verdict::Deviation(w) | Verdict::NotApplicable(w) => {
                     Value::from(w.as_str())
                 }
             };
@@ -227,6 +240,7 @@ pub fn json(results: &[CaseResult<'_>], against: &str) -> String {
                 "area": c.area,
                 "section": c.section,
                 "level": c.level.as_str(),
+                "counts_as": r.verdict.level(c).as_str(),
                 "sentence": c.sentence,
                 "origin": match c.origin { Origin::Suite => "suite", Origin::Vector => "vector" },
                 "verdict": r.verdict.label(),
@@ -260,6 +274,7 @@ pub fn json(results: &[CaseResult<'_>], against: &str) -> String {
         "levels": levels,
         "total": tally(&s.total),
         "must_failed": s.must_failed(),
+        "notes": notes,
     });
     serde_json::to_string_pretty(&report).expect("JSON of plain values")
 }

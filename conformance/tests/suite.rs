@@ -10,14 +10,14 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use h1_conformance::case::{self, Case, Level, Origin, Outcome};
+use h1_conformance::case::{self, Case, CloseRule, Level, Origin, Outcome};
 use h1_conformance::echo;
 use h1_conformance::inprocess;
 use h1_conformance::judge::{judge, Server, Verdict};
 use h1_conformance::live::Live;
 use h1_conformance::observe::{Answer, Echo, Ending, Observation};
 
-const ECHO: Server = Server { echo: true };
+const ECHO: Server = Server::H1;
 
 fn cases() -> Vec<Case> {
     case::all().expect("the case files load")
@@ -122,7 +122,7 @@ fn a_lenient_h1_fails_cases() {
     let c = cases().into_iter().find(|c| c.id == "basic-003").unwrap();
     assert!(matches!(
         judge(&c, &inprocess::run(&c, &config), ECHO),
-        Verdict::Fail(_)
+        Verdict::Fail(..)
     ));
 }
 
@@ -137,6 +137,9 @@ fn answer(status: u16, body: &[u8]) -> Answer {
         }),
         body: body.to_vec(),
         step: 0,
+        closes: false,
+        upgrade: None,
+        server: None,
     }
 }
 
@@ -172,16 +175,16 @@ fn the_judge_notices_each_kind_of_mismatch() {
         ),
     ];
     for o in &bad {
-        assert!(matches!(judge(&post, o, ECHO), Verdict::Fail(_)), "{o:?}");
+        assert!(matches!(judge(&post, o, ECHO), Verdict::Fail(..)), "{o:?}");
     }
     // Without the echo contract the body cannot be checked.
-    assert_eq!(judge(&post, &bad[1], Server { echo: false }), Verdict::Pass);
+    assert_eq!(judge(&post, &bad[1], Server::OTHER), Verdict::Pass);
 
     // A rejection: the status, the close, nothing after it.
     let reject = cases
         .iter()
         .find(|c| {
-            matches!(&c.outcome, Outcome::Reject { status, before: 0, close: true }
+            matches!(&c.outcome, Outcome::Reject { status, before: 0, close: CloseRule::Must }
                 if status.allows(400) && !status.allows(200))
         })
         .unwrap();
@@ -195,7 +198,10 @@ fn the_judge_notices_each_kind_of_mismatch() {
         obs(vec![answer(400, b""), answer(200, b"")], Ending::Closed),
         obs(vec![], Ending::Closed),
     ] {
-        assert!(matches!(judge(reject, &o, ECHO), Verdict::Fail(_)), "{o:?}");
+        assert!(
+            matches!(judge(reject, &o, ECHO), Verdict::Fail(..)),
+            "{o:?}"
+        );
     }
 
     // Keep-alive: the probe must be answered.
@@ -205,13 +211,12 @@ fn the_judge_notices_each_kind_of_mismatch() {
         .unwrap();
     let mut o = obs(vec![answer(200, b"")], Ending::Open);
     o.answers[0].echo = None;
-    o.probe = Some(Some(200));
-    assert_eq!(judge(keep, &o, Server { echo: false }), Verdict::Pass);
+    o.probe = Some(Some(answer(200, b"")));
+    assert_eq!(judge(keep, &o, Server::OTHER), Verdict::Pass);
+    // With the echo contract the probe's answer must echo the probe.
+    assert!(matches!(judge(keep, &o, ECHO), Verdict::Fail(..)));
     o.probe = Some(None);
-    assert!(matches!(
-        judge(keep, &o, Server { echo: false }),
-        Verdict::Fail(_)
-    ));
+    assert!(matches!(judge(keep, &o, Server::OTHER), Verdict::Fail(..)));
 
     // 100-continue: an answer that came only after the body was sent.
     let cont = cases
@@ -223,7 +228,7 @@ fn the_judge_notices_each_kind_of_mismatch() {
     for a in &mut o.answers {
         a.step = cont.steps.len() - 1;
     }
-    assert!(matches!(judge(cont, &o, ECHO), Verdict::Fail(_)));
+    assert!(matches!(judge(cont, &o, ECHO), Verdict::Fail(..)));
 
     // An incomplete message: no answer but 400/408, then close.
     let inc = cases
@@ -242,7 +247,7 @@ fn the_judge_notices_each_kind_of_mismatch() {
         obs(vec![answer(200, b"")], Ending::Closed),
         obs(vec![], Ending::Open),
     ] {
-        assert!(matches!(judge(inc, &o, ECHO), Verdict::Fail(_)), "{o:?}");
+        assert!(matches!(judge(inc, &o, ECHO), Verdict::Fail(..)), "{o:?}");
     }
 }
 

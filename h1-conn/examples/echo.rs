@@ -10,14 +10,17 @@
 //! 127.0.0.1:0` picks a free port) once it accepts connections. Every
 //! request is answered `200` with the request body, de-chunked, as the
 //! response body (with `Content-Length`), and the fields `x-echo-method`,
-//! `x-echo-target` (the request-target as received) and `x-echo-version`
-//! (`HTTP/1.1` or `HTTP/1.0`). Exceptions:
+//! `x-echo-target` (the request-target as received), `x-echo-version`
+//! (`HTTP/1.1` or `HTTP/1.0`) and `Server: h1-echo`. Exceptions:
 //!
 //! - A websocket upgrade (`Connection: upgrade` and `Upgrade: websocket` in
 //!   an HTTP/1.1 request) gets `101 Switching Protocols`, once the request
 //!   is read; then the connection closes, since echo speaks no websocket.
 //!   Other upgrades are declined: the request is answered as any other and
 //!   the connection stays HTTP/1.1.
+//! - A request for an `https` resource (an absolute-form target of that
+//!   scheme) gets `421 Misdirected Request`: this connection is not secured
+//!   for it (RFC 9110 §7.4).
 //! - `CONNECT` gets `501` (with the same fields and an empty body): a 2xx
 //!   to CONNECT would turn the connection into a tunnel (RFC 9110 §9.3.6),
 //!   which this server does not provide.
@@ -46,6 +49,10 @@ use h1_conn::{Closing, Config, Event, SendError, ServerConn};
 use h1_encode::{Body, DateCache};
 use h1_headers::list_contains;
 use h1_parse::{Method, Version};
+
+/// The `Server` field of echo's answers: it tells the conformance runner
+/// that declared h1 deviations apply.
+const SERVER: &[u8] = b"h1-echo";
 
 /// Most connections served at once (one thread each).
 pub(crate) const MAX_CONNECTIONS: usize = 256;
@@ -267,12 +274,13 @@ fn handle_events(conn: &mut ServerConn, cur: &mut Current) -> Result<Step, SendE
     }
 }
 
-fn echo_fields(cur: &Current) -> [(&[u8], &[u8]); 3] {
+fn echo_fields(cur: &Current) -> [(&[u8], &[u8]); 4] {
     let version: &[u8] = if cur.http10 { b"HTTP/1.0" } else { b"HTTP/1.1" };
     [
         (b"x-echo-method", &cur.method),
         (b"x-echo-target", &cur.target),
         (b"x-echo-version", version),
+        (b"server", SERVER),
     ]
 }
 
@@ -285,6 +293,10 @@ fn answer(conn: &mut ServerConn, cur: &Current) -> Result<(), SendError> {
     }
     let (status, body): (u16, &[u8]) = if cur.connect {
         (501, b"")
+    } else if https_target(&cur.target) {
+        // RFC 9110 §7.4: a request for an "https" resource received over a
+        // connection that is not secured for it MUST be rejected.
+        (421, b"")
     } else {
         (200, &cur.body)
     };
@@ -294,6 +306,14 @@ fn answer(conn: &mut ServerConn, cur: &Current) -> Result<(), SendError> {
         Err(SendError::Encode(_)) => conn.respond_with(500, [("x-echo-error", "target")], b""),
         other => other,
     }
+}
+
+/// An absolute-form target of the `https` scheme (case-insensitive, RFC
+/// 3986 §3.1).
+fn https_target(target: &[u8]) -> bool {
+    target
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case(b"https://"))
 }
 
 /// Closes as RFC 9112 §9.6 asks: when the peer may still be sending, shut
