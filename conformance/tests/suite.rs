@@ -447,3 +447,107 @@ fn the_binary_reports_and_exits_by_verdict() {
         "{out}"
     );
 }
+
+#[test]
+fn the_judge_asks_less_of_a_server_without_the_echo_contract() {
+    let cases = cases();
+    let get = |id: &str| cases.iter().find(|c| c.id == id).unwrap().clone();
+    let plain = |status: u16| Answer {
+        echo: None,
+        ..answer(status, b"")
+    };
+    // A policy answer to a request it read is fine; a refusal to parse
+    // it is not.
+    let post = get("basic-003");
+    for (status, pass) in [
+        (405, true),
+        (404, true),
+        (411, true),
+        (400, false),
+        (431, false),
+    ] {
+        let v = judge(
+            &post,
+            &obs(vec![plain(status)], Ending::Open),
+            Server::OTHER,
+        );
+        assert_eq!(v == Verdict::Pass, pass, "{status}: {v:?}");
+        // With the echo contract only a 2xx is.
+        let v = judge(&post, &obs(vec![plain(status)], Ending::Open), ECHO);
+        assert!(matches!(v, Verdict::Fail(..)), "{status}: {v:?}");
+    }
+    // A defect in a body it never read: an early answer, then the close.
+    let bad_chunk = get("chunk-bad-001");
+    let early = obs(vec![plain(200)], Ending::Closed);
+    assert_eq!(judge(&bad_chunk, &early, Server::OTHER), Verdict::Pass);
+    assert!(matches!(judge(&bad_chunk, &early, ECHO), Verdict::Fail(..)));
+    let kept = obs(vec![plain(200)], Ending::Open);
+    assert!(matches!(
+        judge(&bad_chunk, &kept, Server::OTHER),
+        Verdict::Fail(Level::Must, _)
+    ));
+    // A defect in the head gets no such leave.
+    let head_defect = cases
+        .iter()
+        .find(|c| {
+            c.id.starts_with("clte-") && matches!(c.outcome, Outcome::Reject { before: 0, .. })
+        })
+        .unwrap();
+    assert!(matches!(
+        judge(head_defect, &early, Server::OTHER),
+        Verdict::Fail(..)
+    ));
+}
+
+#[test]
+fn a_server_that_closes_after_each_response_is_not_judged_on_the_rest() {
+    // Persistence is a SHOULD (RFC 9112 §9.3): a server that answers the
+    // first of three pipelined requests with "close" and closes cannot be
+    // judged on the other two.
+    let cases = cases();
+    let pipe = cases.iter().find(|c| c.id == "pipe-002").unwrap();
+    let mut first = answer(200, b"AAA");
+    first.closes = true;
+    let o = obs(vec![first.clone()], Ending::Closed);
+    assert!(matches!(
+        judge(pipe, &o, Server::OTHER),
+        Verdict::NotApplicable(_)
+    ));
+    // Without "close" on the answer, the missing answers are a failure.
+    first.closes = false;
+    let o = obs(vec![first.clone()], Ending::Closed);
+    assert!(matches!(judge(pipe, &o, Server::OTHER), Verdict::Fail(..)));
+    // And "close" with the connection kept open breaks 9112 §9.6.
+    first.closes = true;
+    let o = obs(vec![first], Ending::Open);
+    assert!(matches!(
+        judge(pipe, &o, Server::OTHER),
+        Verdict::Fail(Level::Must, _)
+    ));
+}
+
+#[test]
+fn a_101_must_name_a_protocol_the_client_offered() {
+    let cases = cases();
+    let up = cases.iter().find(|c| c.id == "upg-001").unwrap();
+    let switched = |upgrade: Option<&[u8]>| {
+        let mut a = answer(101, b"");
+        a.echo = None;
+        a.upgrade = upgrade.map(<[u8]>::to_vec);
+        obs(vec![a], Ending::Switched)
+    };
+    assert_eq!(
+        judge(up, &switched(Some(b"websocket")), ECHO),
+        Verdict::Pass
+    );
+    assert_eq!(
+        judge(up, &switched(Some(b"WebSocket")), ECHO),
+        Verdict::Pass
+    );
+    for bad in [None, Some(&b""[..]), Some(b"h2c"), Some(b"websocket, h2c")] {
+        assert!(
+            matches!(judge(up, &switched(bad), ECHO), Verdict::Fail(..)),
+            "{bad:?}"
+        );
+    }
+}
