@@ -542,3 +542,86 @@ fn dead_target_with_explicit_echo_exits_as_a_failed_server() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// Found by undoing the wait before the probe: a desync server that
+/// answers the request hidden in a body and then closes (so it never
+/// answers the probe) passed a `close = false` case, its extra answer
+/// taken for the probe's. The runner must see the extra answer before it
+/// sends the probe.
+#[test]
+fn an_extra_answer_before_the_probe_is_not_the_probes() {
+    let c = get("len-037");
+    let addr = serve(|mut s| {
+        let mut buf = Vec::new();
+        let mut answered = 0;
+        // Every blank-line-terminated head is a request; after the case's
+        // bytes it closes instead of reading the probe.
+        while answered < 3 {
+            if next_head(&mut s, &mut buf).is_none() {
+                break;
+            }
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+            answered += 1;
+            if buf.is_empty() {
+                let _ = s.set_read_timeout(Some(Duration::from_millis(300)));
+                let mut more = [0u8; 256];
+                // What comes now is the probe: the server leaves.
+                let _ = s.read(&mut more);
+                break;
+            }
+        }
+    });
+    let o = live(addr).run(&c);
+    let v = judge(&c, &o, PLAIN);
+    assert!(
+        matches!(v, Verdict::Fail(..)),
+        "a desync server passed {}: {v:?}; got {}",
+        c.id,
+        h1_conformance::judge::describe(&o)
+    );
+}
+
+/// With the echo contract, the answer taken for the probe's must echo the
+/// probe; an answer to some other request in its place is a failure.
+#[test]
+fn the_probes_answer_must_echo_the_probe() {
+    let c = cases_with(
+        |c| matches!(&c.outcome, case::Outcome::Accept { requests, close: Some(false) } if requests.len() == 1 && requests[0].target.is_none() && requests[0].body.is_none() && requests[0].method.is_none()),
+    );
+    let mut o = obs(vec![echo_answer(200, b"GET", b"/", b"", 0)], Ending::Open);
+    o.probe = Some(Some(probe_answer()));
+    assert_eq!(judge(&c, &o, ECHO), Verdict::Pass);
+    o.probe = Some(Some(echo_answer(200, b"GET", b"/smuggled", b"", 1)));
+    assert!(matches!(judge(&c, &o, ECHO), Verdict::Fail(..)));
+}
+
+fn cases_with(pred: impl Fn(&Case) -> bool) -> Case {
+    case::all()
+        .unwrap()
+        .into_iter()
+        .find(|c| pred(c))
+        .expect("a case of that kind")
+}
+
+/// A server that answers `Connection: close` and closes a little after
+/// the quiet period (a lingering close) conforms: the runner must wait for
+/// the close to the case's deadline, not call the connection open.
+#[test]
+fn a_close_after_the_quiet_period_still_counts() {
+    let c = get("close-006");
+    let addr = serve(|mut s| {
+        let mut buf = Vec::new();
+        if next_head(&mut s, &mut buf).is_some() {
+            let _ =
+                s.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok");
+            thread::sleep(Duration::from_millis(600));
+        }
+    });
+    let o = live(addr).run(&c);
+    assert_eq!(
+        judge(&c, &o, PLAIN),
+        Verdict::Pass,
+        "{}",
+        h1_conformance::judge::describe(&o)
+    );
+}
