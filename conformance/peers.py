@@ -44,7 +44,7 @@ w("- **h1 in process**: `cargo run --release -p h1-conformance` (h1-conn's serve
 w("- **h1 echo (TCP)**: h1-conn's `echo` example over a socket, "
   "`--target ADDR` (the echo contract is detected).")
 w(f"- **nginx**: {a.nginx_version} from Debian's packages, one worker, "
-  "`location / {{ return 200 \"ok\\n\"; }}`, default limits; run with `--echo no`, so bodies "
+  "`location / { return 200 \"ok\\n\"; }`, default limits; run with `--echo no`, so bodies "
   "and targets are not checked (nginx cannot echo them) and the cases that need the echo "
   "contract are not applicable.")
 w("")

@@ -144,8 +144,10 @@ impl EchoServer {
                     .map(|f| f.iter().map(|(n, v)| (n.to_vec(), v.to_vec())).collect())
                     .unwrap_or_default();
                 let http10 = req.version() == Version::Http10;
+                let target = req.head.target.slice(got).to_vec();
                 self.sent.push(Sent {
                     method: method.clone(),
+                    target: target.clone(),
                     http10,
                     upgrade: req.upgrade,
                     close: !req.persistent,
@@ -153,7 +155,7 @@ impl EchoServer {
                 });
                 let mut cur = Current {
                     seen: Seen {
-                        target: req.head.target.slice(got).to_vec(),
+                        target,
                         method,
                         version: if http10 { "HTTP/1.0" } else { "HTTP/1.1" },
                         fields,

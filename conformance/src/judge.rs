@@ -139,6 +139,9 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
             {
                 return not_persistent();
             }
+            if let Some(why) = optional_feature_refused(case, answers, server) {
+                return Miss::NotApplicable(why);
+            }
             for (i, req) in requests.iter().enumerate() {
                 let Some(a) = answers.get(i) else {
                     return fail(format!(
@@ -284,6 +287,27 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
             Miss::None
         }
     }
+}
+
+/// A server without the echo contract that answers CONNECT or a
+/// server-wide `OPTIONS *` with 400 does not implement that optional
+/// feature (RFC 9110 §9.1: only GET and HEAD are required): what the case
+/// checks of it cannot be seen.
+fn optional_feature_refused(case: &Case, answers: &[Answer], server: Server) -> Option<String> {
+    if server.echo {
+        return None;
+    }
+    let heads = crate::echo::heads_read(case);
+    heads.iter().zip(answers).find_map(|(h, a)| {
+        let feature = if h.method == b"CONNECT" {
+            "CONNECT"
+        } else if h.target == b"*" {
+            "OPTIONS *"
+        } else {
+            return None;
+        };
+        (a.status == 400).then(|| format!("the server refuses {feature} (optional) with 400"))
+    })
 }
 
 /// Whether h1 reads the head of the case's request number `i` (0-based):

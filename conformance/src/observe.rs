@@ -12,6 +12,8 @@ use h1_conn::{ClientConn, Config, Event};
 pub struct Sent {
     /// The method.
     pub method: Vec<u8>,
+    /// The request-target.
+    pub target: Vec<u8>,
     /// An HTTP/1.0 request.
     pub http10: bool,
     /// It asked to upgrade.
@@ -377,6 +379,7 @@ fn answer(current: &mut Option<Answer>, step: usize) -> &mut Answer {
 fn plain_get() -> Sent {
     Sent {
         method: b"GET".to_vec(),
+        target: b"/".to_vec(),
         http10: false,
         upgrade: false,
         close: false,

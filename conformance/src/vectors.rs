@@ -20,6 +20,9 @@
 //!   where the sentence says so (9112 §6.1, §6.3 rules 4 and 5), otherwise
 //!   9112 §2.2's SHOULD. A 417 (an expectation the server declines) is the
 //!   server's policy, so such a vector requires the echo contract.
+//! - The `limits` vectors encode h1's limits, and a vector with bytes after
+//!   a head that asks to upgrade assumes the server switches: both require
+//!   the echo contract.
 //! - `expect: reject` with `status: null`: the message cannot complete;
 //!   the client closes its side after the bytes ([`Outcome::Incomplete`]).
 
@@ -98,10 +101,18 @@ fn vector(v: &Value) -> Result<Case, String> {
         ("reject", None) => Outcome::Incomplete { before: requests },
         (other, _) => return Err(format!("{id}: unknown expect {other:?}")),
     };
+    let category = s("category")?;
+    // The limits vectors encode h1's limits (8 KiB target and field line,
+    // 100 fields), not the RFC's: another server's may differ legally.
+    requires_echo |= category == "limits";
+    // Bytes after a head that asks to upgrade belong to the new protocol
+    // only if the server switches; one that declines (as it may) reads
+    // them as HTTP/1.1. The echo contract switches to websocket.
+    requires_echo |= upgrade_asked(&raw) && after_head(&raw);
     let note = s("note")?;
     let source = s("source")?;
     Ok(Case {
-        area: format!("vectors: {}", s("category")?),
+        area: format!("vectors: {category}"),
         section: s("rfc")?.to_string(),
         level,
         sentence: source.to_string(),
@@ -151,6 +162,26 @@ fn normal(raw: &[u8]) -> Req {
         req.status.0.push(StatusPat::Code(421));
     }
     req
+}
+
+/// The first head holds `Connection: ...upgrade...` and an `Upgrade`
+/// field.
+fn upgrade_asked(raw: &[u8]) -> bool {
+    let head = &raw[..head_end(raw).unwrap_or(raw.len())];
+    head.split(|&b| b == b'\n').any(|l| {
+        l.len() > 11
+            && l[..11].eq_ignore_ascii_case(b"connection:")
+            && contains_ignore_case(l, b"upgrade")
+    }) && contains_ignore_case(head, b"\nupgrade:")
+}
+
+/// Bytes follow the first head.
+fn after_head(raw: &[u8]) -> bool {
+    head_end(raw).is_some_and(|end| end < raw.len())
+}
+
+fn head_end(raw: &[u8]) -> Option<usize> {
+    raw.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
 }
 
 fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {

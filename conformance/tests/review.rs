@@ -403,6 +403,7 @@ fn h1_deviation_excuses_other_servers() {
 fn interim_responses_are_kept_without_bound() {
     let sent = [Sent {
         method: b"POST".to_vec(),
+        target: b"/".to_vec(),
         http10: false,
         upgrade: false,
         close: false,

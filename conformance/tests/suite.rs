@@ -476,6 +476,23 @@ fn the_judge_asks_less_of_a_server_without_the_echo_contract() {
         let v = judge(&post, &obs(vec![plain(status)], Ending::Open), ECHO);
         assert!(matches!(v, Verdict::Fail(..)), "{status}: {v:?}");
     }
+    // CONNECT and OPTIONS * are optional: a 400 to them from a server
+    // without the echo contract says it does not implement them.
+    for id in ["conn-001", "basic-008"] {
+        let c = get(id);
+        let refused = obs(vec![plain(400)], Ending::Closed);
+        assert!(
+            matches!(
+                judge(&c, &refused, Server::OTHER),
+                Verdict::NotApplicable(_)
+            ),
+            "{id}"
+        );
+        assert!(
+            matches!(judge(&c, &refused, ECHO), Verdict::Fail(..)),
+            "{id}"
+        );
+    }
     // A defect in a body it never read: an early answer, then the close.
     let bad_chunk = get("chunk-bad-001");
     let early = obs(vec![plain(200)], Ending::Closed);
