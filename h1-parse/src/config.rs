@@ -12,8 +12,9 @@
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Config {
-    /// Longest head accepted, from the first byte of the request line (after
-    /// skipped empty lines) to the end of the empty line (431). Default 64 KiB.
+    /// Longest head accepted, from the first byte received for it (empty
+    /// lines skipped before a request line count too, so a flood of them is
+    /// bounded) to the end of the empty line (431). Default 64 KiB.
     pub max_head_len: usize,
     /// Longest field line, name through value, without its CRLF (431).
     /// Default 8 KiB.
