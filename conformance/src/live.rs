@@ -4,9 +4,11 @@
 //! Steps are written one after another; before the next step the runner
 //! waits until the server has been quiet for [`Live::quiet`]. After the
 //! last step it reads until the answers the case expects have arrived,
-//! then, as the case asks, until the server closes, or sends the
-//! keep-alive probe and reads its answer, or waits one more quiet period
-//! for answers nobody asked for. Every wait ends at the case's deadline.
+//! then, as the case asks: until the server closes (also after any
+//! response that said it closes); or one more quiet period for answers
+//! nobody asked for, then the keep-alive probe, its answer, and another
+//! quiet period; or just the quiet period. Every wait ends at the case's
+//! deadline.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};

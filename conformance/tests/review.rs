@@ -15,7 +15,11 @@ use h1_conformance::echo;
 use h1_conformance::inprocess;
 use h1_conformance::judge::{judge, Server, Verdict};
 use h1_conformance::live::Live;
-use h1_conformance::observe::{Answer, Echo, Ending, Observation, Reader, Sent};
+use h1_conformance::observe::{Answer, Ending, Reader, Sent};
+
+mod common;
+
+use common::{echo_answer, obs};
 
 const ECHO: Server = Server {
     echo: true,
@@ -92,32 +96,6 @@ fn yes_server(delay: Duration) -> SocketAddr {
             }
         }
     })
-}
-
-fn echo_answer(status: u16, method: &[u8], target: &[u8], body: &[u8], step: usize) -> Answer {
-    Answer {
-        interim: Vec::new(),
-        status,
-        echo: Some(Echo {
-            method: method.to_vec(),
-            target: target.to_vec(),
-            version: b"HTTP/1.1".to_vec(),
-        }),
-        body: body.to_vec(),
-        step,
-        closes: false,
-        upgrade: None,
-        server: None,
-    }
-}
-
-fn obs(answers: Vec<Answer>, ending: Ending) -> Observation {
-    Observation {
-        answers,
-        ending,
-        probe: None,
-        seen: None,
-    }
 }
 
 // ---------------------------------------------------------------------------

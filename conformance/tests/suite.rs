@@ -15,7 +15,11 @@ use h1_conformance::echo;
 use h1_conformance::inprocess;
 use h1_conformance::judge::{judge, Server, Verdict};
 use h1_conformance::live::Live;
-use h1_conformance::observe::{Answer, Echo, Ending, Observation};
+use h1_conformance::observe::{Answer, Ending, Observation};
+
+mod common;
+
+use common::{echo_answer, obs};
 
 const ECHO: Server = Server::H1;
 
@@ -126,30 +130,9 @@ fn a_lenient_h1_fails_cases() {
     ));
 }
 
+/// An echoed answer to `POST /`.
 fn answer(status: u16, body: &[u8]) -> Answer {
-    Answer {
-        interim: Vec::new(),
-        status,
-        echo: Some(Echo {
-            method: b"POST".to_vec(),
-            target: b"/".to_vec(),
-            version: b"HTTP/1.1".to_vec(),
-        }),
-        body: body.to_vec(),
-        step: 0,
-        closes: false,
-        upgrade: None,
-        server: None,
-    }
-}
-
-fn obs(answers: Vec<Answer>, ending: Ending) -> Observation {
-    Observation {
-        answers,
-        ending,
-        probe: None,
-        seen: None,
-    }
+    echo_answer(status, b"POST", b"/", body, 0)
 }
 
 #[test]
