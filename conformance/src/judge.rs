@@ -99,14 +99,16 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
     if let Some(why) = answers.iter().find_map(|a| bad_switch(case, a)) {
         return fail(why);
     }
-    // RFC 9112 §9.6: a server that sends "close" MUST close, and MUST NOT
-    // process further requests (answers after it show as extra bytes).
+    // RFC 9112 §9.6: a server that sends "close", or answers a request
+    // that did, MUST close, and MUST NOT process further requests (answers
+    // after it show as extra bytes).
     if let Some(i) = answers.iter().position(|a| a.closes) {
         if obs.ending == Ending::Open {
             return Miss::Fail(
                 Level::Must,
                 format!(
-                    "answer {} said the connection closes, and the server kept it open (9112 §9.6)",
+                    "the connection closes after answer {} (its request or the answer said so), \
+                     and the server kept it open (9112 §9.6)",
                     i + 1
                 ),
             );

@@ -1,6 +1,7 @@
 //! `h1-conformance`: runs the RFC 9112 suite in process against h1, or
 //! over loopback TCP against a running server, and prints the report.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -137,7 +138,7 @@ fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(Some(a)) => a,
         Ok(None) => {
-            print!("{USAGE}");
+            emit(USAGE);
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -158,12 +159,17 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     if args.list {
+        let mut list = String::new();
         for c in &cases {
-            println!(
-                "{:<14} {:<6} {:<20} {}",
-                c.id, c.level, c.section, c.sentence
-            );
+            list.push_str(&format!(
+                "{:<14} {:<6} {:<20} {}\n",
+                c.id,
+                c.level.as_str(),
+                c.section,
+                c.sentence
+            ));
         }
+        emit(&list);
         return ExitCode::SUCCESS;
     }
     let (against, results) = match args.target {
@@ -238,15 +244,21 @@ fn main() -> ExitCode {
     }
     let summary = report::Summary::of(&results);
     if args.json {
-        println!("{}", report::json(&results, &against, &notes));
+        emit(&format!("{}\n", report::json(&results, &against, &notes)));
     } else {
-        print!("{}", report::text(&results, &against, &notes, args.verbose));
+        emit(&report::text(&results, &against, &notes, args.verbose));
     }
     if summary.must_failed() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Writes `text` to standard output; a reader that went away (`| head`)
+/// ends the output, not the program with a panic.
+fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// Asks the server one plain request: it speaks the echo contract when

@@ -47,8 +47,9 @@ pub struct Answer {
     pub echo: Option<Echo>,
     /// The body, decoded (at most [`MAX_BODY`] bytes kept).
     pub body: Vec<u8>,
-    /// The response said the connection closes after it (`Connection:
-    /// close`, or HTTP/1.0 without keep-alive).
+    /// The connection closes after it: the response or its request said
+    /// so (`Connection: close`, or HTTP/1.0 without keep-alive; RFC 9112
+    /// §9.3).
     pub closes: bool,
     /// Its `Upgrade` field, if any.
     pub upgrade: Option<Vec<u8>>,
