@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::case::{Case, CloseRule, Level, Outcome, Req};
 use crate::escape::escape;
-use crate::observe::{Answer, Ending, Observation};
+use crate::observe::{Answer, Ending, Observation, Sent};
 
 /// A case's verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +77,11 @@ pub fn judge(case: &Case, obs: &Observation, server: Server) -> Verdict {
     if case.requires_echo && !server.echo {
         return Verdict::NotApplicable("needs the echo contract".into());
     }
-    match (mismatch(case, obs, server), &case.deviation) {
+    // The requests h1 reads from the case's bytes, worked out once: what
+    // the rules below need to know of them (their methods, targets, the
+    // step that completed each head).
+    let heads = crate::echo::heads_read(case);
+    match (mismatch(case, &heads, obs, server), &case.deviation) {
         (Miss::None, _) => Verdict::Pass,
         (Miss::NotApplicable(why), _) => Verdict::NotApplicable(why),
         (Miss::Fail(_, why), Some(_)) if server.h1 => Verdict::Deviation(why),
@@ -92,7 +96,7 @@ enum Miss {
 }
 
 /// Why the observation does not meet the case, if it does not.
-fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
+fn mismatch(case: &Case, heads: &[Sent], obs: &Observation, server: Server) -> Miss {
     let level = case.level;
     let fail = |why: String| Miss::Fail(level, why);
     let answers = &obs.answers;
@@ -141,7 +145,7 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
             {
                 return not_persistent();
             }
-            if let Some(why) = optional_feature_refused(case, answers, server) {
+            if let Some(why) = optional_feature_refused(heads, answers, server) {
                 return Miss::NotApplicable(why);
             }
             for (i, req) in requests.iter().enumerate() {
@@ -153,7 +157,7 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
                         ending_note(obs)
                     ));
                 };
-                if let Some(why) = check_request(case, i, req, a, obs, server) {
+                if let Some(why) = check_request(heads, i, req, a, obs, server) {
                     return fail(why);
                 }
             }
@@ -223,9 +227,10 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
                 ));
             };
             // A server without the echo contract may answer a request from
-            // its head alone (RFC 9110 §10.1.1, 9112 §9.3): a defect in the
-            // body it never reads is then met by the close alone.
-            let early = !server.echo && head_read(case, *before);
+            // its head alone (RFC 9110 §10.1.1, 9112 §9.3): when h1 reads the
+            // refused request's head, the defect is in a body such a server
+            // may never read, and the close alone meets it.
+            let early = !server.echo && heads.len() > *before;
             if !status.allows(a.status) && !early {
                 return fail(if a.status < 400 {
                     format!("accepted: answered {}; want {status}", a.status)
@@ -267,7 +272,7 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
                 return fail(why);
             }
             let rest = &answers[(*before).min(answers.len())..];
-            let early = !server.echo && head_read(case, *before);
+            let early = !server.echo && heads.len() > *before;
             if let Some(a) = rest
                 .iter()
                 .find(|a| a.status != 400 && a.status != 408 && !early)
@@ -295,11 +300,10 @@ fn mismatch(case: &Case, obs: &Observation, server: Server) -> Miss {
 /// server-wide `OPTIONS *` with 400 does not implement that optional
 /// feature (RFC 9110 §9.1: only GET and HEAD are required): what the case
 /// checks of it cannot be seen.
-fn optional_feature_refused(case: &Case, answers: &[Answer], server: Server) -> Option<String> {
+fn optional_feature_refused(heads: &[Sent], answers: &[Answer], server: Server) -> Option<String> {
     if server.echo {
         return None;
     }
-    let heads = crate::echo::heads_read(case);
     heads.iter().zip(answers).find_map(|(h, a)| {
         let feature = if h.method == b"CONNECT" {
             "CONNECT"
@@ -310,12 +314,6 @@ fn optional_feature_refused(case: &Case, answers: &[Answer], server: Server) -> 
         };
         (a.status == 400).then(|| format!("the server refuses {feature} (optional) with 400"))
     })
-}
-
-/// Whether h1 reads the head of the case's request number `i` (0-based):
-/// a refusal of it is then about its body.
-fn head_read(case: &Case, i: usize) -> bool {
-    crate::echo::heads_read(case).len() > i
 }
 
 /// Whether `status` answers `req` normally: one of its statuses, or for a
@@ -384,7 +382,7 @@ fn answered_before(answers: &[Answer], before: usize, obs: &Observation) -> Opti
 
 /// Checks the answer `a` to the `i`th request.
 fn check_request(
-    case: &Case,
+    heads: &[Sent],
     i: usize,
     req: &Req,
     a: &Answer,
@@ -400,7 +398,7 @@ fn check_request(
     }
     if req.continue_first {
         // Before the step after the one that completed its head was sent.
-        let head_step = crate::echo::heads_read(case).get(i).map_or(0, |s| s.step);
+        let head_step = heads.get(i).map_or(0, |s| s.step);
         if a.step > head_step {
             return Some(format!(
                 "request {n}: no 100 (Continue) or final answer before the client sent the rest"
