@@ -195,17 +195,6 @@ pub struct Framing {
     pub upgrade: bool,
 }
 
-impl Framing {
-    pub(crate) const NONE: Framing = Framing {
-        content_length: None,
-        transfer_encoding: TransferEncoding::Absent,
-        connection: ConnectionTokens { bits: 0 },
-        host: None,
-        expect: Expect::None,
-        upgrade: false,
-    };
-}
-
 /// A parsed request head. Spans point into the buffer handed to the parser;
 /// the fields are the first [`RequestHead::field_count`] entries of the
 /// caller's storage.

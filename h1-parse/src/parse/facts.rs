@@ -3,7 +3,7 @@
 //! transfer codings).
 
 use h1_headers::chars::is_field_value_byte;
-use h1_headers::{list_elements, parse_content_length};
+use h1_headers::{list_elements, parse_content_length, Span};
 
 use super::fields::{FieldSink, Line};
 use super::{err, span, Result};
@@ -66,12 +66,12 @@ impl FieldSink for Facts {
             4 if self.request && name_is(name(), b"host") => self.usual_first_host(buf, l),
             6 if self.request && name_is(name(), b"expect") => false,
             7 if name_is(name(), b"upgrade") => {
-                self.framing.upgrade = true;
+                self.upgrade = true;
                 true
             }
             10 if name_is(name(), b"connection") => match lone_connection_token(value()) {
                 Some(bit) => {
-                    self.framing.connection.bits |= bit;
+                    self.connection |= bit;
                     true
                 }
                 None => false,
@@ -105,7 +105,7 @@ impl FieldSink for Facts {
                 Ok(())
             }
             7 if name_is(name(), b"upgrade") => {
-                self.framing.upgrade = true;
+                self.upgrade = true;
                 Ok(())
             }
             10 if name_is(name(), b"connection") => {
@@ -152,7 +152,15 @@ const MAX_CONTENT_LENGTH: u64 = 999_999_999_999_999_999;
 pub(super) struct Facts {
     request: bool,
     version: Version,
-    framing: Framing,
+    // The fields of the [`Framing`] being gathered, kept apart rather than
+    // as one `Framing`: [`Facts::finish`] then reads each at the width it
+    // was written, where copying a whole `Framing` read several fields
+    // with one load and stalled on store forwarding.
+    content_length: Option<u64>,
+    connection: u8,
+    host: Option<Span>,
+    expect: Expect,
+    upgrade: bool,
     content_length_at: usize,
     te_at: usize,
     te_seen: bool,
@@ -168,7 +176,11 @@ impl Facts {
         Facts {
             request,
             version,
-            framing: Framing::NONE,
+            content_length: None,
+            connection: 0,
+            host: None,
+            expect: Expect::None,
+            upgrade: false,
             content_length_at: 0,
             te_at: 0,
             te_seen: false,
@@ -186,20 +198,19 @@ impl Facts {
     #[inline(never)]
     fn expect(&mut self, value: &[u8]) {
         for element in list_elements(value) {
-            self.framing.expect = if element.eq_ignore_ascii_case(b"100-continue")
-                && self.framing.expect != Expect::Other
-            {
-                Expect::Continue
-            } else {
-                Expect::Other
-            };
+            self.expect =
+                if element.eq_ignore_ascii_case(b"100-continue") && self.expect != Expect::Other {
+                    Expect::Continue
+                } else {
+                    Expect::Other
+                };
         }
     }
 
     #[inline(always)]
     fn connection(&mut self, value: &[u8]) {
         match lone_connection_token(value) {
-            Some(bit) => self.framing.connection.bits |= bit,
+            Some(bit) => self.connection |= bit,
             None => self.connection_list(value),
         }
     }
@@ -210,7 +221,7 @@ impl Facts {
     fn usual_first_host(&mut self, buf: &[u8], l: Line) -> bool {
         if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
             self.host_count = 1;
-            self.framing.host = Some(span(l.value_start, l.value_end));
+            self.host = Some(span(l.value_start, l.value_end));
             return true;
         }
         false
@@ -220,7 +231,7 @@ impl Facts {
     #[inline(never)]
     fn connection_list(&mut self, value: &[u8]) {
         for token in list_elements(value) {
-            self.framing.connection.bits |= if token.eq_ignore_ascii_case(b"close") {
+            self.connection |= if token.eq_ignore_ascii_case(b"close") {
                 ConnectionTokens::CLOSE
             } else if token.eq_ignore_ascii_case(b"keep-alive") {
                 ConnectionTokens::KEEP_ALIVE
@@ -249,11 +260,11 @@ impl Facts {
         if n > MAX_CONTENT_LENGTH {
             return err(K::InvalidContentLength, value_start);
         }
-        match self.framing.content_length {
+        match self.content_length {
             Some(prev) if prev != n => return err(K::InvalidContentLength, value_start),
             _ => {}
         }
-        self.framing.content_length = Some(n);
+        self.content_length = Some(n);
         self.content_length_at = name_start;
         Ok(())
     }
@@ -275,7 +286,7 @@ impl Facts {
         if !(valid_host(value, false) || value.is_empty() && self.version == Version::Http10) {
             return err(K::InvalidHost, value_start);
         }
-        self.framing.host = Some(span(value_start, value_end));
+        self.host = Some(span(value_start, value_end));
         Ok(())
     }
 
@@ -333,10 +344,11 @@ impl Facts {
 
     /// The cross-field rules, once every field has been seen.
     #[inline(always)]
-    pub(super) fn finish(mut self, end: usize) -> Result<Framing> {
+    pub(super) fn finish(self, end: usize) -> Result<Framing> {
         let (request, version) = (self.request, self.version);
+        let mut transfer_encoding = TransferEncoding::Absent;
         if self.te_seen {
-            if self.framing.content_length.is_some() {
+            if self.content_length.is_some() {
                 return err(
                     K::ContentLengthWithTransferEncoding,
                     self.te_at.max(self.content_length_at),
@@ -345,7 +357,7 @@ impl Facts {
             if version == Version::Http10 {
                 return err(K::TransferEncodingInHttp10, self.te_at);
             }
-            self.framing.transfer_encoding = if self.te_chunked {
+            transfer_encoding = if self.te_chunked {
                 if self.te_other && request {
                     return err(K::UnsupportedTransferCoding, self.te_at);
                 }
@@ -359,7 +371,16 @@ impl Facts {
         if request && self.host_count == 0 && version == Version::Http11 {
             return err(K::MissingHost, end);
         }
-        Ok(self.framing)
+        Ok(Framing {
+            content_length: self.content_length,
+            transfer_encoding,
+            connection: ConnectionTokens {
+                bits: self.connection,
+            },
+            host: self.host,
+            expect: self.expect,
+            upgrade: self.upgrade,
+        })
     }
 }
 
