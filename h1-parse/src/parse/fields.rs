@@ -133,10 +133,14 @@ fn walk<C: Classify, const FOLD: bool>(
                 break Pending::Slow;
             }
             // A name starts here; it may run on into the next blocks.
-            let name_end = if m != 0 {
-                pos + m.trailing_zeros() as usize
+            // Where the value scan starts: a name's bytes and its colon are
+            // all value bytes, so the first byte from `pos` that may not be
+            // in a value is the value's end, found without waiting for the
+            // name's (the line then costs one dependent mask lookup, not two).
+            let (name_end, mut vrel) = if m != 0 {
+                (pos + m.trailing_zeros() as usize, pos - blocks.base)
             } else {
-                loop {
+                let end = loop {
                     if blocks.base + 64 >= buf.len() {
                         break buf.len();
                     }
@@ -144,12 +148,12 @@ fn walk<C: Classify, const FOLD: bool>(
                     if blocks.nt != 0 {
                         break blocks.base + blocks.nt.trailing_zeros() as usize;
                     }
-                }
+                };
+                (end, end + 1 - blocks.base)
             };
             if buf.get(name_end) != Some(&b':') {
                 break Pending::Slow;
             }
-            let mut vrel = name_end + 1 - blocks.base;
             let value_end = loop {
                 let m = if vrel < 64 { blocks.nv >> vrel } else { 0 };
                 if m != 0 {
