@@ -620,14 +620,14 @@ fn not_host_name_bytes(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let low = w & !HIGH;
-    let folded = low | 0x20 * ONES;
+    let folded = low | (0x20 * ONES);
     let letter =
         (folded + u64::from(0x80 - b'a') * ONES) & !(folded + u64::from(0x7f - b'z') * ONES);
     let dash_to_nine =
         (low + u64::from(0x80 - b'-') * ONES) & !(low + u64::from(0x7f - b'9') * ONES);
     // High bit set where the byte is not `/` (a non-zero byte of 7 bits
     // plus 0x7f reaches 0x80, a zero byte does not).
-    let not_slash = (low ^ u64::from(b'/') * ONES) + 0x7f * ONES;
+    let not_slash = (low ^ (u64::from(b'/') * ONES)) + 0x7f * ONES;
     let ok = letter | dash_to_nine & not_slash;
     !(ok & !w) & HIGH
 }
