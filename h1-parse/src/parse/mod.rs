@@ -248,10 +248,14 @@ impl Kernel for ResponseKernel<'_, '_> {
             config,
         } = self;
         let (buf, cut) = clamp(buf, config.max_head_len);
-        match start::response_in(c, buf, fields, config)? {
-            Status::Partial if cut => err(K::HeadTooLarge, buf.len()),
-            s => Ok(s),
+        // The result is returned as it is, not taken apart and rebuilt: a
+        // rebuilt head is a copy of the one just written, whose loads wait
+        // for its stores.
+        let r = start::response_in(c, buf, fields, config);
+        if cut && matches!(r, Ok(Status::Partial)) {
+            return err(K::HeadTooLarge, buf.len());
         }
+        r
     }
 }
 
