@@ -257,10 +257,10 @@ impl<'b> Parser<'b> for H1 {
     /// Each head is handed to `black_box` where `parse_request` returned it,
     /// as httparse's `Request` is: moving it out of the `Result` first
     /// makes a copy that reads the just-written head with wider loads than
-    /// the parser's stores, a store-forwarding stall that cost 7 ns
-    /// (`1_wrk_min`) to 18 ns (each head of `3_tfb_pipelined16`) here (see
-    /// `RESULTS.md`): a cost of how the harness holds the result, which
-    /// httparse's harness does not pay.
+    /// the parser's stores, a store-forwarding stall that cost up to 18 ns
+    /// per head of `3_tfb_pipelined16` here (see `RESULTS.md`): a cost of
+    /// how the harness holds the result, which httparse's harness does not
+    /// pay.
     #[inline]
     fn parse(&mut self, buf: &[u8], kind: Kind) -> Result<Summary, Failure> {
         let mut sum = Summary::default();
