@@ -2,11 +2,10 @@
 //! judge's ability to fail, and the live runner against h1's `echo`
 //! example, which must reach the same verdicts as the in-process run.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -16,6 +15,7 @@ use h1_conformance::inprocess;
 use h1_conformance::judge::{judge, Server, Verdict};
 use h1_conformance::live::Live;
 use h1_conformance::observe::{Answer, Ending, Observation};
+use test_child::{start_listening, Kid};
 
 mod common;
 
@@ -236,16 +236,6 @@ fn the_judge_notices_each_kind_of_mismatch() {
 
 // --- live ---
 
-/// A child process, killed when dropped (only the ones this test started).
-struct Kid(Child);
-
-impl Drop for Kid {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Builds h1-conn's `echo` example with the cargo running this test.
 fn echo_binary() -> PathBuf {
     let out = Command::new(env!("CARGO"))
@@ -273,30 +263,9 @@ fn echo_binary() -> PathBuf {
 }
 
 fn start_echo() -> (Kid, SocketAddr) {
-    let mut kid = Kid(Command::new(echo_binary())
-        .args(["--addr", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start echo"));
-    let stdout = kid.0.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("echo printed nothing within 30 s");
-    let addr = line
-        .trim_end()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .expect("an address");
-    (kid, addr)
+    let mut cmd = Command::new(echo_binary());
+    cmd.args(["--addr", "127.0.0.1:0"]);
+    start_listening(cmd, "echo")
 }
 
 #[test]

@@ -21,10 +21,11 @@ use std::ffi::OsStr;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use test_child::{start_listening, Kid};
 
 // Both examples include `examples/common/listen.rs`; here that makes two
 // copies of it, one in each, which is what the examples get too.
@@ -581,16 +582,6 @@ fn hello_waits_for_a_client_that_does_not_read() {
 
 // --- child processes ---
 
-/// A child killed and reaped when dropped (a test that fails leaves none).
-struct Kid(Child);
-
-impl Drop for Kid {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Waits for `kid` to exit, failing the test (which kills it on the way
 /// out) after `timeout`.
 fn wait_for(kid: &mut Kid, what: &str, timeout: Duration) -> ExitStatus {
@@ -1054,30 +1045,9 @@ fn run_cargo(cmd: &mut Command) -> String {
 
 /// Starts an example binary on port 0 and reads the address it prints.
 fn start_binary(exe: &Path) -> (Kid, SocketAddr) {
-    let mut kid = Kid(Command::new(exe)
-        .args(["--addr", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the example"));
-    let stdout = kid.0.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the example printed nothing within 30 s");
-    let addr = line
-        .trim_end()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .expect("an address");
-    (kid, addr)
+    let mut cmd = Command::new(exe);
+    cmd.args(["--addr", "127.0.0.1:0"]);
+    start_listening(cmd, "the example")
 }
 
 #[test]
