@@ -1,5 +1,4 @@
 //! Observations made by hand, for the judge tests.
-#![allow(dead_code)]
 
 use h1_conformance::observe::{Answer, Echo, Ending, Observation};
 

@@ -134,9 +134,11 @@ fn walk<C: Classify, const FOLD: bool>(
             }
             // A name starts here; it may run on into the next blocks.
             // Where the value scan starts: a name's bytes and its colon are
-            // all value bytes, so the first byte from `pos` that may not be
-            // in a value is the value's end, found without waiting for the
-            // name's (the line then costs one dependent mask lookup, not two).
+            // all value bytes, so within the name's block the scan starts
+            // at the line and finds the value's end without waiting for the
+            // name's (one dependent mask lookup, not two). A name that runs
+            // into later blocks has moved the cursor, so the scan starts
+            // after its colon.
             let (name_end, mut vrel) = if m != 0 {
                 (pos + m.trailing_zeros() as usize, pos - blocks.base)
             } else {
