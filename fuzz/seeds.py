@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes the committed seed corpus of every fuzz target under fuzz/corpus/.
 
-Sources (read-only, beside the clone by default):
-  ../shared/inputs/*.http                  the benchmark heads
-  ../shared/conformance/vectors.jsonl      the `raw` of every vector,
+Sources (the repository's test data, testdata/ at the root, by default):
+  testdata/inputs/*.http                   the benchmark heads
+  testdata/conformance/vectors.jsonl       the `raw` of every vector,
                                            decoded as ISO-8859-1 (one char = one byte)
 and a few hand-written heads below for what those lack (responses).
 
@@ -26,7 +26,8 @@ Derived seeds:
   roundtrip         the inputs (any bytes are a structured input for
                     `arbitrary`) and a few SHA-256 chains
 
-Usage: python3 fuzz/seeds.py [--shared DIR] [--check]
+Usage: python3 fuzz/seeds.py [--data DIR] [--check]
+  --data    the directory holding inputs/ and conformance/ (default testdata/)
   --check   write nothing; exit 1 if fuzz/corpus/ differs from what would be
             written (CI runs this so the corpus stays reproducible).
 
@@ -152,13 +153,13 @@ def field_lines(raw):
     return None if nl < 0 else raw[nl + 1 :]
 
 
-def build(shared):
-    inputs = sorted((shared / "inputs").glob("*.http"))
+def build(data):
+    inputs = sorted((data / "inputs").glob("*.http"))
     if not inputs:
-        sys.exit(f"no inputs under {shared / 'inputs'}")
+        sys.exit(f"no inputs under {data / 'inputs'}")
     vectors = [
         json.loads(line)
-        for line in (shared / "conformance" / "vectors.jsonl").read_text("utf-8").splitlines()
+        for line in (data / "conformance" / "vectors.jsonl").read_text("utf-8").splitlines()
         if line.strip()
     ]
     if not vectors:
@@ -221,10 +222,10 @@ def build(shared):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", type=pathlib.Path, default=HERE.parent.parent / "shared")
+    ap.add_argument("--data", type=pathlib.Path, default=HERE.parent / "testdata")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    seeds = build(args.shared)
+    seeds = build(args.data)
 
     differ = []
     for target, files in seeds.items():

@@ -1,7 +1,7 @@
 //! One server-side round trip through `h1-conn`, in process: the
 //! TechEmpower plaintext request in, `Hello, World!` out.
 //!
-//! The request is the one `shared/inputs/3_tfb_pipelined16.http` holds 16
+//! The request is the one `testdata/inputs/3_tfb_pipelined16.http` holds 16
 //! times (`GET /plaintext`, `Host`, `Accept`, `Connection: keep-alive`,
 //! 161 bytes). Each round trip feeds it, takes the `Head` event, answers
 //! through `respond` (`200`, the `Date` line from a fixed `DateLine`,

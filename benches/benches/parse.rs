@@ -1,5 +1,5 @@
 //! Head parsing: `h1-parse` against `httparse` and picohttpparser on the
-//! shared reference inputs (`shared/inputs/*.http`, read at run time).
+//! shared reference inputs (`testdata/inputs/*.http`, read at run time).
 //!
 //! One criterion group per input, three functions in each: `h1`,
 //! `httparse`, `picohttpparser`. Every function parses the complete buffer:
@@ -19,7 +19,7 @@
 //!
 //! # Fairness: how picohttpparser is compiled
 //!
-//! The figures in `shared/inputs/README.md` were taken with picohttpparser
+//! The figures in `testdata/inputs/README.md` were taken with picohttpparser
 //! built with SSE4.2 at `-O3 -march=native`. `picohttpparser-sys` compiles
 //! the C file with the `cc` crate, which passes `-O3` for the bench profile
 //! (it follows cargo's `opt-level`) and, through the crate's default `sse4`

@@ -28,7 +28,7 @@ pub mod pico;
 /// Field storage every driver has: enough for the largest input (40 fields).
 pub const MAX_FIELDS: usize = 64;
 
-/// The reference inputs, in the order of `shared/inputs/README.md`.
+/// The reference inputs, in the order of `testdata/inputs/README.md`.
 pub const INPUT_NAMES: [&str; 5] = [
     "1_wrk_min",
     "2_chrome12",
@@ -58,11 +58,11 @@ pub struct Input {
 }
 
 /// The directory that holds the reference inputs: `$H1_BENCH_INPUTS` when
-/// set, else `shared/inputs/` beside the workspace root.
+/// set, else the repository's `testdata/inputs/`.
 pub fn inputs_dir() -> PathBuf {
     match std::env::var_os("H1_BENCH_INPUTS") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/inputs/")),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/inputs/")),
     }
 }
 
@@ -74,7 +74,7 @@ pub fn load_input(name: &str) -> Result<Input, String> {
     let bytes = std::fs::read(&path).map_err(|e| {
         format!(
             "cannot read reference input {}: {e}\n\
-             (the inputs live in shared/inputs/ beside the workspace root; \
+             (the inputs live in the repository's testdata/inputs/; \
              set H1_BENCH_INPUTS to another directory to override)",
             path.display()
         )

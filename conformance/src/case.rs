@@ -181,7 +181,7 @@ pub enum Outcome {
 pub enum Origin {
     /// h1's own case files.
     Suite,
-    /// The shared vector file (`cases/vectors.jsonl`).
+    /// The shared vector file (`testdata/conformance/vectors.jsonl`).
     Vector,
 }
 

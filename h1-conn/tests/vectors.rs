@@ -1,4 +1,4 @@
-//! Every vector of `../shared/conformance/vectors.jsonl` through the server
+//! Every vector of `testdata/conformance/vectors.jsonl` through the server
 //! role: the verdict, the number of requests dispatched and the first body
 //! must match, in one read and with the bytes split (one byte at a time,
 //! and at random points), and every split must give the same events and
@@ -14,9 +14,11 @@ use common::{run, split_at, Ev, Policy, Rng, Run};
 use h1_conn::{Closing, Config, Error};
 use serde_json::Value;
 
+/// The repository's copy of the shared vectors (this test is left out of the
+/// crate's package).
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/vectors.jsonl"
+    "/../testdata/conformance/vectors.jsonl"
 );
 
 struct Vector {

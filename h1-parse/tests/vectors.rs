@@ -1,4 +1,4 @@
-//! The shared conformance vectors (`../shared/conformance/vectors.jsonl`)
+//! The shared conformance vectors (`testdata/conformance/vectors.jsonl`)
 //! whose verdict a request head decides, run through [`parse_request`] and,
 //! split at every byte boundary, through [`HeadParser`].
 //!
@@ -20,11 +20,11 @@ use h1_headers::Entry;
 use h1_parse::{parse_request, Config, Error, HeadParser, RequestHead, Status, TransferEncoding};
 use serde_json::Value;
 
-/// The shared vectors, relative to this crate (workspace at `/work/main`,
-/// shared data at `/work/shared`).
+/// The repository's copy of the shared vectors (this test is left out of the
+/// crate's package).
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/vectors.jsonl"
+    "/../testdata/conformance/vectors.jsonl"
 );
 
 /// The file holds 265 vectors (README.md); fewer means it was truncated.

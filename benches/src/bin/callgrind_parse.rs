@@ -5,7 +5,7 @@
 //! callgrind_parse <h1|httparse|picohttpparser> <iterations> [input]
 //! ```
 //!
-//! `input` is a file stem from `shared/inputs/` and defaults to
+//! `input` is a file stem from `testdata/inputs/` and defaults to
 //! `2_chrome12`. The parse is checked once before the loop (and the three
 //! parsers must agree on the input), so a count can't come from a parse that
 //! fails early. Running it twice with different iteration counts and

@@ -18,9 +18,11 @@ pub(crate) type RequestResult = Result<Status<RequestHead>, Error>;
 /// A response parse.
 pub(crate) type ResponseResult = Result<Status<ResponseHead>, Error>;
 
-/// The shared reference inputs, `(file name, bytes)`, sorted by name.
+/// The reference inputs (the repository's `testdata/inputs/`), `(file name,
+/// bytes)`, sorted by name. The tests that call this read the repository and
+/// are left out of the crate's package (see `Cargo.toml`).
 pub(crate) fn inputs() -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/inputs"));
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/inputs"));
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())
