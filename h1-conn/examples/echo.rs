@@ -45,10 +45,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use h1_conn::{Closing, Config, Event, SendError, ServerConn};
-use h1_encode::{Body, DateCache};
-use h1_headers::list_contains;
-use h1_parse::{Method, Version};
+use h1_conn::headers::list_contains;
+use h1_conn::{Body, Closing, Config, DateCache, Event, Method, SendError, ServerConn, Version};
 
 /// The `Server` field of echo's answers: it tells the conformance runner
 /// that declared h1 deviations apply.

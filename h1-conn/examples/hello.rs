@@ -27,10 +27,10 @@ use std::io::{self, Read, Write};
 use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
-use h1_conn::state::SendState;
-use h1_conn::{Closing, Config, Event, SendError, ServerConn};
-use h1_encode::{Body, DateCache, DateLine, PreEncoded};
-use h1_parse::Method;
+use h1_conn::{
+    Body, Closing, Config, DateCache, DateLine, Event, Method, PreEncoded, SendError, SendState,
+    ServerConn,
+};
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 

@@ -72,8 +72,7 @@ enum State {
 /// [`Config::max_chunk_ext_len`] extension bytes.
 ///
 /// ```
-/// use h1_conn::{BodyDecoder, BodyKind, Config, Decoded};
-/// use h1_headers::Entry;
+/// use h1_conn::{BodyDecoder, BodyKind, Config, Decoded, Entry};
 ///
 /// let config = Config::default();
 /// let mut trailers = [Entry::EMPTY; 4];

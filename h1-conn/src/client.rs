@@ -71,8 +71,7 @@ struct Inner {
 /// (so a response to HEAD has no body, and a 2xx to CONNECT switches).
 ///
 /// ```
-/// use h1_conn::{ClientConn, Event};
-/// use h1_encode::Body;
+/// use h1_conn::{Body, ClientConn, Event};
 ///
 /// let mut conn = ClientConn::default();
 /// conn.request(b"HEAD", b"/", Some(b"example.com"), Body::None)?.finish()?;

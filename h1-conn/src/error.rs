@@ -77,6 +77,7 @@ impl fmt::Display for Error {
 }
 
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 impl std::error::Error for Error {}
 
 /// Why the connection refused what the caller asked to send. Nothing was
@@ -133,4 +134,5 @@ impl fmt::Display for SendError {
 }
 
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 impl std::error::Error for SendError {}

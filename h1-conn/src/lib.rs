@@ -26,11 +26,23 @@
 //! # Features
 //!
 //! - `std` (default): runtime CPU detection in the parser,
-//!   `std::error::Error`.
+//!   `std::error::Error`, and h1-encode's [`DateCache`].
 //! - `bytes`: the receive buffer is a `bytes::BytesMut`, and `freeze()`
 //!   takes the consumed bytes out as `Bytes` without a copy, so heads
 //!   (as h1-headers' `SharedHeaders`) and body data outlive the buffer.
+//!
+//! # One import
+//!
+//! The types of h1-parse, h1-encode and h1-headers that this crate's API
+//! takes and returns are re-exported here ([`Method`], [`Version`],
+//! [`RequestHead`], [`Body`], [`DateCache`], [`Entry`], [`Span`], ...), and
+//! each crate whole as [`parse`], [`encode`] and [`headers`] for the rest
+//! (among them the types whose names this crate uses for its own:
+//! `parse::Config`, `parse::Error`, `encode::Error`, and the parser's and the
+//! encoder's `Framing` and `Version`), so a server needs no other h1 crate
+//! in its `Cargo.toml`.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -55,6 +67,23 @@ pub use config::Config;
 pub use error::{Error, SendError};
 pub use event::Event;
 pub use server::{OutgoingResponse, Request, Sent, ServerConn};
+pub use state::{RecvState, SendState};
+
+pub use h1_encode as encode;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use h1_encode::DateCache;
+pub use h1_encode::{Body, DateLine, PreEncoded, RequestWriter, ResponseWriter};
+pub use h1_headers as headers;
+#[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
+pub use h1_headers::SharedHeaders;
+pub use h1_headers::{Entry, HeaderBlob, HeadersView, Span};
+pub use h1_parse as parse;
+pub use h1_parse::{
+    ConnectionTokens, ErrorKind, Expect, Method, RequestHead, ResponseHead, TargetForm,
+    TransferEncoding, Version,
+};
 
 use core::time::Duration;
 
@@ -76,3 +105,8 @@ pub enum Closing {
         time: Duration,
     },
 }
+
+// The crate's README (its page on crates.io) is tested as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -309,12 +309,13 @@ macro_rules! receive_methods {
         /// Takes every consumed byte out of the receive buffer as `Bytes`,
         /// without a copy (`bytes` feature). The spans of the events
         /// reported so far index the result, so a head (with
-        /// [`h1_headers::SharedHeaders::from_head`] and
+        /// [`SharedHeaders::from_head`](crate::SharedHeaders::from_head) and
         /// [`field_entries`](Self::field_entries)) or body data can outlive
         /// the buffer; events reported later index
         /// [`received`](Self::received) again, which now starts at the first
         /// unconsumed byte.
         #[cfg(feature = "bytes")]
+        #[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
         pub fn freeze(&mut self) -> bytes::Bytes {
             self.inner.rx.freeze()
         }

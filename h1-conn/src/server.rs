@@ -149,8 +149,7 @@ struct Inner {
 /// connection stays open; once it says to close, no later byte is parsed.
 ///
 /// ```
-/// use h1_conn::{Event, ServerConn};
-/// use h1_encode::Body;
+/// use h1_conn::{Body, Event, ServerConn};
 ///
 /// let mut conn = ServerConn::default();
 /// conn.feed(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");

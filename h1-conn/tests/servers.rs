@@ -16,6 +16,8 @@
 //!
 //! Every socket operation and every child process has a timeout; children
 //! are killed by their handle, never by name.
+// The examples keep their Date line with h1-encode's `DateCache` (`std`).
+#![cfg(feature = "std")]
 
 use std::ffi::OsStr;
 use std::io::{self, BufRead, BufReader, Read, Write};

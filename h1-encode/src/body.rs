@@ -275,6 +275,7 @@ impl<'d> Frame<'d> {
 
     /// The three parts as `IoSlice`s for `write_vectored`.
     #[cfg(feature = "std")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn io_slices(&self) -> [std::io::IoSlice<'_>; 3] {
         [
             std::io::IoSlice::new(self.prefix()),

@@ -95,6 +95,7 @@ fn is_imf_fixdate(d: &[u8]) -> bool {
 /// assert!(cache.line().as_bytes().starts_with(b"Date: "));
 /// ```
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 #[derive(Clone, Debug)]
 pub struct DateCache {
     line: DateLine,

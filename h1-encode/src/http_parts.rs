@@ -35,6 +35,7 @@ use crate::{status, Error};
 /// assert_eq!(head.len, buf.len());
 /// # Ok::<(), h1_encode::Error>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub fn encode_response_parts<S: Sink + ?Sized>(
     out: &mut S,
     parts: &response::Parts,
@@ -82,6 +83,7 @@ pub fn encode_response_parts<S: Sink + ?Sized>(
 /// assert_eq!(buf, b"GET /a?b=c HTTP/1.1\r\nHost: example.com\r\n\r\n");
 /// # Ok::<(), h1_encode::Error>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub fn encode_request_parts<S: Sink + ?Sized>(
     out: &mut S,
     parts: &request::Parts,

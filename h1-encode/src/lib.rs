@@ -46,6 +46,7 @@
 //! - `http`: encode `http::response::Parts` and `http::request::Parts`
 //!   (`encode_response_parts`, `encode_request_parts`).
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -67,13 +68,23 @@ mod writer;
 
 pub use body::{BodyWriter, Frame, Framing};
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use date::DateCache;
 pub use date::DateLine;
 pub use error::Error;
 pub use fields::PreEncoded;
 pub use framing::{Body, Exchange, Version};
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http_parts::{encode_request_parts, encode_response_parts};
 pub use sink::Sink;
 pub use status::reason;
 pub use writer::{Head, RequestWriter, ResponseWriter};
+
+pub use h1_headers as headers;
+pub use h1_headers::HeaderBlob;
+
+// The crate's README (its page on crates.io) is tested as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -51,6 +51,7 @@ impl Sink for Vec<u8> {
 }
 
 #[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
 impl Sink for bytes::BytesMut {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {

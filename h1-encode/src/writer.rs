@@ -50,6 +50,7 @@ impl Head {
 
     /// [`with_body`](Self::with_body) as `IoSlice`s for `write_vectored`.
     #[cfg(feature = "std")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn io_slices<'a>(
         &mut self,
         buf: &'a [u8],

@@ -7,6 +7,8 @@
 //!
 //! The allocator is `counting-alloc`, shared by the workspace's allocation
 //! tests.
+// `DateCache` (feature `std`) is part of what it measures.
+#![cfg(feature = "std")]
 
 use std::hint::black_box;
 

@@ -46,6 +46,7 @@
 //! - `bytes` (off by default): `SharedHeaders`, headers that keep a
 //!   `bytes::Bytes` of the head they arrived in.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -67,6 +68,12 @@ pub use list::{
     ContentLengthError, ListElements,
 };
 #[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
 pub use shared::SharedHeaders;
 pub use span::{Entry, Span};
 pub use view::HeadersView;
+
+// The crate's README (its page on crates.io) is tested as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -46,6 +46,7 @@ use crate::view::{GetAll, HeadersView, Iter};
 /// # Ok::<(), h1_headers::HeaderError>(())
 /// ```
 #[derive(Clone, Default)]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
 pub struct SharedHeaders {
     /// Invariant: every span of `entries` lies inside `bytes`.
     bytes: Bytes,

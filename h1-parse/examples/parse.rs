@@ -2,7 +2,7 @@
 //! the parser recorded.
 //!
 //! ```text
-//! cargo run --release -p h1-parse --example parse -- ../shared/inputs/2_chrome12.http
+//! cargo run --release -p h1-parse --example parse -- testdata/inputs/2_chrome12.http
 //! printf 'GET / HTTP/1.1\r\nHost: a\r\n\r\n' | cargo run -p h1-parse --example parse
 //! ```
 //!
@@ -22,9 +22,9 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use h1_headers::{Entry, HeadersView};
 use h1_parse::{
-    Config, Error, ErrorKind, Framing, RequestHead, ResponseHead, Status, TransferEncoding, Version,
+    Config, Entry, Error, ErrorKind, Framing, HeadersView, RequestHead, ResponseHead, Status,
+    TransferEncoding, Version,
 };
 
 /// How reading the input ended, other than cleanly.

@@ -30,8 +30,7 @@ use crate::Config;
 /// next message (the bytes after `head.len` belong to it).
 ///
 /// ```
-/// use h1_parse::{HeadParser, Config, Status};
-/// use h1_headers::Entry;
+/// use h1_parse::{Config, Entry, HeadParser, Status};
 ///
 /// let msg = b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n";
 /// let mut parser = HeadParser::new(Config::default());

@@ -2,15 +2,14 @@
 //!
 //! `h1-parse` turns bytes into request and response heads without copying or
 //! allocating: the method, target, reason and every field become
-//! [`Span`](h1_headers::Span)s into the caller's buffer, written into storage
+//! [`Span`]s into the caller's buffer, written into storage
 //! the caller provides. While it walks the head it records the framing facts
 //! later layers need ([`Framing`]: `Content-Length`, the `Transfer-Encoding`
 //! verdict, `Connection` tokens, `Host`, `Expect`, `Upgrade`) so nothing
 //! rescans the head.
 //!
 //! ```
-//! use h1_parse::{parse_request, Config, Status, Method};
-//! use h1_headers::Entry;
+//! use h1_parse::{parse_request, Config, Entry, Method, Status};
 //!
 //! let buf = b"GET /hello HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n";
 //! let mut fields = [Entry::EMPTY; 16];
@@ -32,7 +31,18 @@
 //! For heads that arrive in pieces, [`HeadParser`] searches only the newly
 //! arrived bytes for the end of the head and parses it once it is complete,
 //! so a head fed one byte at a time costs O(n) in total.
+//!
+//! The [h1-headers](h1_headers) types the API takes and returns ([`Entry`],
+//! [`Span`], [`HeadersView`]) are re-exported here, and the whole crate as
+//! [`headers`], so one import is enough.
+//!
+//! # Features
+//!
+//! - `std` (default): the SIMD path is picked at run time (AVX-512, AVX2,
+//!   SSE4.2), and [`Error`] implements `std::error::Error`. Without it, the
+//!   widest path the compile-time target features allow is used.
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // `unsafe` lives only in the SIMD module (`scan::x86`), which allows it.
 #![deny(unsafe_code)]
@@ -53,7 +63,15 @@ pub use head::{
     TransferEncoding, Version,
 };
 pub use incremental::HeadParser;
+
+pub use h1_headers as headers;
+pub use h1_headers::{Entry, HeadersView, Span};
 pub use parse::{
     parse_request, parse_request_with_path, parse_response, parse_trailers, unfold_in_place,
     Trailers,
 };
+
+// The crate's README (its page on crates.io) is tested as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -70,8 +70,7 @@ fn clamp(buf: &[u8], max_head: usize) -> (&[u8], bool) {
 /// [`HeadParser`](crate::HeadParser), which does not re-parse on every call.
 ///
 /// ```
-/// use h1_parse::{parse_request, Config, ErrorKind, Status};
-/// use h1_headers::Entry;
+/// use h1_parse::{parse_request, Config, Entry, ErrorKind, Status};
 ///
 /// let mut fields = [Entry::EMPTY; 8];
 /// let cfg = Config::default();
@@ -119,8 +118,7 @@ pub fn parse_request_with_path(
 /// `Transfer-Encoding` is refused, as is `Transfer-Encoding` in HTTP/1.0.
 ///
 /// ```
-/// use h1_parse::{parse_response, Config, Status};
-/// use h1_headers::Entry;
+/// use h1_parse::{parse_response, Config, Entry, Status};
 ///
 /// let buf = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
 /// let mut fields = [Entry::EMPTY; 8];
@@ -158,8 +156,7 @@ pub struct Trailers {
 /// empty line. `buf` starts right after the `0\r\n` line.
 ///
 /// ```
-/// use h1_parse::{parse_trailers, Config, Status, Trailers};
-/// use h1_headers::Entry;
+/// use h1_parse::{parse_trailers, Config, Entry, Status, Trailers};
 ///
 /// let mut fields = [Entry::EMPTY; 4];
 /// let t = parse_trailers(b"Digest: x\r\n\r\n", &mut fields, &Config::default()).unwrap();
