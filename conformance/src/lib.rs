@@ -1,7 +1,7 @@
 //! An RFC 9112 conformance suite for HTTP/1.1 servers.
 //!
 //! Cases are data (`cases/*.toml`, format in `cases/README.md`, plus the
-//! shared vectors imported from `cases/vectors.jsonl`): the bytes a client
+//! shared vectors imported from `testdata/conformance/vectors.jsonl`): the bytes a client
 //! sends, the RFC sentence and requirement level they check, and what a
 //! conforming server does with them. Two runners produce an
 //! [`Observation`](observe::Observation) per case, judged the same way:
@@ -45,3 +45,9 @@ pub fn selected(case: &Case, filters: &[String]) -> bool {
             .iter()
             .any(|f| case.id.starts_with(f.as_str()) || case.section.contains(f.as_str()))
 }
+
+// The workspace README's examples run as doc tests here: this crate is not
+// published, so it may read a file outside its directory.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct WorkspaceReadmeDoctests;
