@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per parse under callgrind, for each parser, on one reference
-# input (default 2_chrome12).
+# Instructions per parse under callgrind, for each parser, on reference
+# inputs (default 2_chrome12).
 #
 # Builds src/bin/callgrind_parse.rs with RUSTFLAGS="-C target-cpu=x86-64-v3"
 # (AVX2 and BMI2 chosen at compile time, the way a tuned server build would)
@@ -15,7 +15,9 @@
 # and the agreement check, leaving the instructions of one parse.
 #
 # Usage: benches/callgrind.sh [parser...]      (h1, httparse, picohttpparser; default h1 httparse)
-# Environment: INPUT (file stem, default 2_chrome12), N1 (1000), N2 (2000),
+# Environment: INPUT (file stem, default 2_chrome12; several separated by
+#              spaces, or `all` for the five reference inputs and
+#              2_chrome12x16), N1 (1000), N2 (2000),
 #              CALLGRIND_TARGET_DIR (default <workspace>/target/callgrind),
 #              KEEP=1 keeps the callgrind.out files (their directory is printed).
 set -euo pipefail
@@ -23,7 +25,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 target_dir=${CALLGRIND_TARGET_DIR:-$root/target/callgrind}
-input=${INPUT:-2_chrome12}
+inputs=${INPUT:-2_chrome12}
+if [ "$inputs" = all ]; then
+    inputs="1_wrk_min 2_chrome12 3_tfb_pipelined16 4_response 5_large40 2_chrome12x16"
+fi
 n1=${N1:-1000}
 n2=${N2:-2000}
 if [ "$#" -gt 0 ]; then parsers=("$@"); else parsers=(h1 httparse); fi
@@ -66,15 +71,17 @@ instructions() {
     awk '/^summary:/ { print $2; found = 1 } END { if (!found) exit 1 }' "$file"
 }
 
-printf '%s, Ir per parse = (Ir(%d) - Ir(%d)) / %d\n' "$input" "$n2" "$n1" "$((n2 - n1))"
-printf '%-16s %14s %14s %12s\n' parser "Ir($n1)" "Ir($n2)" "Ir/parse"
-for parser in "${parsers[@]}"; do
-    i1=$(instructions "$parser" "$n1")
-    i2=$(instructions "$parser" "$n2")
-    per=$(awk -v a="$i1" -v b="$i2" -v d="$((n2 - n1))" 'BEGIN { printf "%.1f", (b - a) / d }')
-    label=$parser
-    case $parser in picohttpparser | pico) label="$parser*" ;; esac
-    printf '%-16s %14d %14d %12s\n' "$label" "$i1" "$i2" "$per"
+for input in $inputs; do
+    printf '%s, Ir per parse = (Ir(%d) - Ir(%d)) / %d\n' "$input" "$n2" "$n1" "$((n2 - n1))"
+    printf '%-16s %14s %14s %12s\n' parser "Ir($n1)" "Ir($n2)" "Ir/parse"
+    for parser in "${parsers[@]}"; do
+        i1=$(instructions "$parser" "$n1")
+        i2=$(instructions "$parser" "$n2")
+        per=$(awk -v a="$i1" -v b="$i2" -v d="$((n2 - n1))" 'BEGIN { printf "%.1f", (b - a) / d }')
+        label=$parser
+        case $parser in picohttpparser | pico) label="$parser*" ;; esac
+        printf '%-16s %14d %14d %12s\n' "$label" "$i1" "$i2" "$per"
+    done
 done
 case " ${parsers[*]} " in
 *" picohttpparser "* | *" pico "*)

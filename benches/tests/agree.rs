@@ -4,7 +4,8 @@
 //! same check before it times anything; this runs it under `cargo test`.
 
 use h1_benches::{
-    check_agreement, load_input, load_inputs, pico::Pico, Httparse, Parser, H1, INPUT_NAMES,
+    check_agreement, load_input, load_inputs, pico::Pico, H1Copied, Httparse, Parser, CHROME_X16,
+    H1, INPUT_NAMES,
 };
 
 /// Heads and fields per input, counted from the files by hand.
@@ -70,4 +71,19 @@ fn timed_drivers_report_failures() {
     assert!(H1::new().parse(partial, kind).is_err());
     assert!(Httparse::new().parse(partial, kind).is_err());
     assert!(Pico::new().parse(partial, kind).is_err());
+}
+
+/// The made input is sixteen `2_chrome12` heads: 16 heads, 192 fields, and
+/// the parsers agree on it too; the copying driver agrees with the plain one.
+#[test]
+fn the_pipelined_chrome_input_is_sixteen_heads() {
+    let input = load_input(CHROME_X16).unwrap_or_else(|e| panic!("{e}"));
+    let one = load_input("2_chrome12").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(input.bytes.len(), 16 * one.bytes.len());
+    let sum = check_agreement(&input).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((sum.heads, sum.fields), (16, 16 * 12));
+    let copied = H1Copied::new()
+        .parse(&input.bytes, input.kind)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(copied, sum);
 }

@@ -5,8 +5,8 @@
 //! callgrind_parse <h1|httparse|picohttpparser> <iterations> [input]
 //! ```
 //!
-//! `input` is a file stem from `testdata/inputs/` and defaults to
-//! `2_chrome12`. The parse is checked once before the loop (and the three
+//! `input` is a file stem from `testdata/inputs/` (or `2_chrome12x16`,
+//! sixteen pipelined copies of `2_chrome12`) and defaults to `2_chrome12`. The parse is checked once before the loop (and the three
 //! parsers must agree on the input), so a count can't come from a parse that
 //! fails early. Running it twice with different iteration counts and
 //! dividing the difference in instructions by the difference in iterations
