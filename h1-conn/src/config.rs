@@ -3,7 +3,8 @@
 use core::time::Duration;
 
 /// Limits and policies of a connection, for both roles. [`Config::default`]
-/// is the strict profile of DESIGN.md.
+/// is the strict profile (h1-parse's strict [`parse::Config`](crate::parse::Config)
+/// and the limits below).
 ///
 /// ```
 /// let mut config = h1_conn::Config::default();

@@ -29,7 +29,8 @@
 //!   `std::error::Error`, and h1-encode's [`DateCache`].
 //! - `bytes`: the receive buffer is a `bytes::BytesMut`, and `freeze()`
 //!   takes the consumed bytes out as `Bytes` without a copy, so heads
-//!   (as h1-headers' `SharedHeaders`) and body data outlive the buffer.
+//!   (as `SharedHeaders`) and body data outlive the buffer; the `bytes`
+//!   crate is re-exported as `h1_conn::bytes`.
 //!
 //! # One import
 //!
@@ -37,10 +38,10 @@
 //! takes and returns are re-exported here ([`Method`], [`Version`],
 //! [`RequestHead`], [`Body`], [`DateCache`], [`Entry`], [`Span`], ...), and
 //! each crate whole as [`parse`], [`encode`] and [`headers`] for the rest
-//! (among them the types whose names this crate uses for its own:
-//! `parse::Config`, `parse::Error`, `encode::Error`, and the parser's and the
-//! encoder's `Framing` and `Version`), so a server needs no other h1 crate
-//! in its `Cargo.toml`.
+//! (among them the types whose names would clash here: `parse::Config`,
+//! `parse::Error`, `encode::Error`, `encode::Version` (the root's
+//! [`Version`] is the parser's) and both crates' `Framing`), so a server
+//! needs no other h1 crate in its `Cargo.toml`.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
@@ -69,6 +70,10 @@ pub use event::Event;
 pub use server::{OutgoingResponse, Request, Sent, ServerConn};
 pub use state::{RecvState, SendState};
 
+/// The `bytes` crate that `freeze()` and [`SharedHeaders`] use.
+#[cfg(feature = "bytes")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
+pub use bytes;
 pub use h1_encode as encode;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]

@@ -1,8 +1,7 @@
 //! The `bytes` feature: consumed bytes leave the receive buffer as `Bytes`
 //! without a copy, and the spans of earlier events index them.
 
-use h1_conn::{Event, ServerConn};
-use h1_headers::SharedHeaders;
+use h1_conn::{Event, ServerConn, SharedHeaders};
 
 #[test]
 fn freeze_hands_out_the_received_bytes_without_a_copy() {

@@ -6,7 +6,10 @@
 
 /// `TOKEN[b]` is true when `b` is a `tchar` (RFC 9110 §5.6.2):
 /// ``"!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA``.
-pub static TOKEN: [bool; 256] = {
+///
+/// A constant, not a static, so that other constants can be computed from it
+/// (h1-parse's SIMD tables are) on every compiler the crates support.
+pub const TOKEN: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {

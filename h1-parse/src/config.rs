@@ -1,8 +1,9 @@
 //! Limits and named leniencies.
 
-/// Parser limits and leniencies. [`Config::default`] is the strict profile
-/// described in DESIGN.md; every leniency is off by default and named for
-/// what it lets through.
+/// Parser limits and leniencies. [`Config::default`] is the strict profile:
+/// it refuses every ambiguity that has been used for request smuggling (the
+/// list is in the crate's docs); every leniency is off by default and named
+/// for what it lets through.
 ///
 /// ```
 /// let mut config = h1_parse::Config::default();

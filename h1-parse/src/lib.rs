@@ -23,7 +23,7 @@
 //! assert_eq!(head.len, buf.len());
 //! ```
 //!
-//! The defaults are strict (DESIGN.md's list): every ambiguity that has been
+//! The defaults are strict: every ambiguity that has been
 //! used for request smuggling is refused with an [`Error`] that names the
 //! [`ErrorKind`], the byte offset and the status to answer. Leniencies are
 //! named fields of [`Config`], off by default.

@@ -165,6 +165,9 @@ macro_rules! table16 {
     };
 }
 
+// Register intrinsics sit in `unsafe` blocks for compilers before 1.87,
+// to which they are unsafe calls even here; later ones call the blocks unused.
+#[allow(unused_unsafe)]
 mod avx2 {
     use super::*;
 
@@ -194,24 +197,23 @@ mod avx2 {
         for (i, &b) in buf[words * 4..].iter().enumerate() {
             tail |= u32::from(b) << (8 * i);
         }
-        let n = _mm256_set1_epi32(words as i32);
-        let idx_lo = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let idx_hi = _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15);
-        let t = _mm256_set1_epi32(tail as i32);
         let p = buf.as_ptr().cast::<i32>();
         // SAFETY: lane `i` is loaded only when `i < words`, i.e. when bytes
         // `4 * i..4 * i + 4` are in `buf`; the second pointer is made with
-        // `wrapping_add` and only dereferenced through such lanes.
-        let (lo, hi) = unsafe {
+        // `wrapping_add` and only dereferenced through such lanes. The rest
+        // are register intrinsics of AVX2, which this function enables.
+        unsafe {
+            let n = _mm256_set1_epi32(words as i32);
+            let idx_lo = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let idx_hi = _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15);
+            let t = _mm256_set1_epi32(tail as i32);
+            let lo = _mm256_maskload_epi32(p, _mm256_cmpgt_epi32(n, idx_lo));
+            let hi = _mm256_maskload_epi32(p.wrapping_add(8), _mm256_cmpgt_epi32(n, idx_hi));
             (
-                _mm256_maskload_epi32(p, _mm256_cmpgt_epi32(n, idx_lo)),
-                _mm256_maskload_epi32(p.wrapping_add(8), _mm256_cmpgt_epi32(n, idx_hi)),
+                _mm256_or_si256(lo, _mm256_and_si256(t, _mm256_cmpeq_epi32(n, idx_lo))),
+                _mm256_or_si256(hi, _mm256_and_si256(t, _mm256_cmpeq_epi32(n, idx_hi))),
             )
-        };
-        (
-            _mm256_or_si256(lo, _mm256_and_si256(t, _mm256_cmpeq_epi32(n, idx_lo))),
-            _mm256_or_si256(hi, _mm256_and_si256(t, _mm256_cmpeq_epi32(n, idx_hi))),
-        )
+        }
     }
 
     #[inline]
@@ -231,41 +233,57 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn join(lo: __m256i, hi: __m256i) -> u64 {
-        let lo = _mm256_movemask_epi8(lo) as u32 as u64;
-        let hi = _mm256_movemask_epi8(hi) as u32 as u64;
-        lo | hi << 32
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            let lo = _mm256_movemask_epi8(lo) as u32 as u64;
+            let hi = _mm256_movemask_epi8(hi) as u32 as u64;
+            lo | hi << 32
+        }
     }
 
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn non_token32(v: __m256i) -> __m256i {
-        let nib = _mm256_set1_epi8(0x0f);
-        let lo = _mm256_and_si256(v, nib);
-        let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
-        let t = _mm256_and_si256(
-            _mm256_shuffle_epi8(table32!(TOKEN_LO), lo),
-            _mm256_shuffle_epi8(table32!(TOKEN_HI), hi),
-        );
-        _mm256_cmpeq_epi8(t, _mm256_setzero_si256())
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            let nib = _mm256_set1_epi8(0x0f);
+            let lo = _mm256_and_si256(v, nib);
+            let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+            let t = _mm256_and_si256(
+                _mm256_shuffle_epi8(table32!(TOKEN_LO), lo),
+                _mm256_shuffle_epi8(table32!(TOKEN_HI), hi),
+            );
+            _mm256_cmpeq_epi8(t, _mm256_setzero_si256())
+        }
     }
 
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn non_value32(v: __m256i) -> __m256i {
-        let le_1f = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
-        let tab = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\t' as i8));
-        let del = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f));
-        _mm256_or_si256(_mm256_andnot_si256(tab, le_1f), del)
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            let le_1f = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
+            let tab = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\t' as i8));
+            let del = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f));
+            _mm256_or_si256(_mm256_andnot_si256(tab, le_1f), del)
+        }
     }
 
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn non_target32(v: __m256i) -> __m256i {
-        // Signed compare: bytes >= 0x80 are negative, so "< 0x21" catches them too.
-        let low = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x21), v);
-        let del = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f));
-        let hash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'#' as i8));
-        _mm256_or_si256(low, _mm256_or_si256(del, hash))
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            // Signed compare: bytes >= 0x80 are negative, so "< 0x21" catches them too.
+            let low = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x21), v);
+            let del = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f));
+            let hash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'#' as i8));
+            _mm256_or_si256(low, _mm256_or_si256(del, hash))
+        }
     }
 
     #[inline]
@@ -310,6 +328,9 @@ mod avx2 {
     }
 }
 
+// Register intrinsics sit in `unsafe` blocks for compilers before 1.87,
+// to which they are unsafe calls even here; later ones call the blocks unused.
+#[allow(unused_unsafe)]
 mod sse {
     use super::*;
 
@@ -331,44 +352,60 @@ mod sse {
     #[inline]
     #[target_feature(enable = "sse4.2,ssse3")]
     unsafe fn join(m: [__m128i; 4]) -> u64 {
-        let mut out = 0u64;
-        let mut i = 0;
-        while i < 4 {
-            out |= (_mm_movemask_epi8(m[i]) as u16 as u64) << (16 * i);
-            i += 1;
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            let mut out = 0u64;
+            let mut i = 0;
+            while i < 4 {
+                out |= (_mm_movemask_epi8(m[i]) as u16 as u64) << (16 * i);
+                i += 1;
+            }
+            out
         }
-        out
     }
 
     #[inline]
     #[target_feature(enable = "sse4.2,ssse3")]
     unsafe fn non_token16(v: __m128i) -> __m128i {
-        let nib = _mm_set1_epi8(0x0f);
-        let lo = _mm_and_si128(v, nib);
-        let hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
-        let t = _mm_and_si128(
-            _mm_shuffle_epi8(table16!(TOKEN_LO), lo),
-            _mm_shuffle_epi8(table16!(TOKEN_HI), hi),
-        );
-        _mm_cmpeq_epi8(t, _mm_setzero_si128())
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            let nib = _mm_set1_epi8(0x0f);
+            let lo = _mm_and_si128(v, nib);
+            let hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
+            let t = _mm_and_si128(
+                _mm_shuffle_epi8(table16!(TOKEN_LO), lo),
+                _mm_shuffle_epi8(table16!(TOKEN_HI), hi),
+            );
+            _mm_cmpeq_epi8(t, _mm_setzero_si128())
+        }
     }
 
     #[inline]
     #[target_feature(enable = "sse4.2,ssse3")]
     unsafe fn non_value16(v: __m128i) -> __m128i {
-        let le_1f = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-        let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
-        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
-        _mm_or_si128(_mm_andnot_si128(tab, le_1f), del)
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            let le_1f = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+            let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
+            let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+            _mm_or_si128(_mm_andnot_si128(tab, le_1f), del)
+        }
     }
 
     #[inline]
     #[target_feature(enable = "sse4.2,ssse3")]
     unsafe fn non_target16(v: __m128i) -> __m128i {
-        let low = _mm_cmpgt_epi8(_mm_set1_epi8(0x21), v);
-        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
-        let hash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'#' as i8));
-        _mm_or_si128(low, _mm_or_si128(del, hash))
+        // SAFETY: register intrinsics only, of the features this function
+        // enables (they are safe calls here from Rust 1.87 on).
+        unsafe {
+            let low = _mm_cmpgt_epi8(_mm_set1_epi8(0x21), v);
+            let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+            let hash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'#' as i8));
+            _mm_or_si128(low, _mm_or_si128(del, hash))
+        }
     }
 
     #[inline]
