@@ -7,6 +7,7 @@ use std::fmt;
 use toml::{Table, Value};
 
 use crate::escape::unescape;
+use crate::heads::Sent;
 
 /// The requirement level of the sentence a case checks (BCP 14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -213,6 +214,10 @@ pub struct Case {
     pub note: String,
     /// Own case or imported vector.
     pub origin: Origin,
+    /// The requests a conforming server reads from the bytes, declared in
+    /// `cases/heads.jsonl` ([`crate::heads`]); empty until
+    /// [`all`] attaches them.
+    pub heads: Vec<Sent>,
 }
 
 impl Case {
@@ -272,9 +277,17 @@ pub fn section_order(key: &str) -> (String, Vec<u32>) {
 // build.rs): `CASE_FILES`, (file name, contents) in name order.
 include!(concat!(env!("OUT_DIR"), "/case_files.rs"));
 
-/// Every case: the suite's files, then the imported vectors. Ids are
-/// unique.
+/// Every case: the suite's files, then the imported vectors, each with its
+/// declared heads. Ids are unique.
 pub fn all() -> Result<Vec<Case>, String> {
+    let mut cases = undeclared()?;
+    crate::heads::attach(&mut cases, &crate::heads::parse(crate::heads::HEADS)?)?;
+    Ok(cases)
+}
+
+/// [`all`] without the declared heads: for the tool that writes them
+/// (`--write-heads`), which must run when a new case has none yet.
+pub fn undeclared() -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     for (name, text) in CASE_FILES {
         cases.extend(parse_file(name, text)?);
@@ -556,6 +569,7 @@ fn parse_case(t: &Table, area: &str, ctx: String) -> Result<Case, String> {
         deviation,
         note,
         origin: Origin::Suite,
+        heads: Vec::new(),
     })
 }
 

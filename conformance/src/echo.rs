@@ -9,7 +9,8 @@ use h1_encode::{Body, DateLine};
 use h1_headers::list_contains;
 use h1_parse::{Method, Version};
 
-use crate::observe::{Seen, Sent};
+use crate::heads::Sent;
+use crate::observe::Seen;
 
 /// The `Server` field of the echo server's answers, as h1's `echo` example
 /// sends it: the mark by which a live run knows the target is h1 (so that
@@ -249,9 +250,9 @@ fn echo_fields(seen: &Seen) -> [(&[u8], &[u8]); 4] {
 }
 
 /// The requests whose heads h1 reads from the case's bytes (the echo
-/// server's view, whatever it answers): a response reader must know which
-/// were HEAD, HTTP/1.0, upgrades or closing, and the judge whether a
-/// refused message was refused in its head or in its body.
+/// server's view, whatever it answers): what `--write-heads` declares in
+/// `cases/heads.jsonl`, and what a test checks h1 still reads. The judge
+/// and the reader use the declared heads, not this.
 pub fn heads_read(case: &crate::case::Case) -> Vec<Sent> {
     let mut server = EchoServer::new(config());
     for (i, step) in case.steps.iter().enumerate() {

@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use crate::case::{Case, CloseRule, Level, Outcome, Req};
 use crate::escape::escape;
-use crate::observe::{Answer, Ending, Observation, Sent};
+use crate::heads::Sent;
+use crate::observe::{Answer, Ending, Observation};
 
 /// A case's verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,11 +78,10 @@ pub fn judge(case: &Case, obs: &Observation, server: Server) -> Verdict {
     if case.requires_echo && !server.echo {
         return Verdict::NotApplicable("needs the echo contract".into());
     }
-    // The requests h1 reads from the case's bytes, worked out once: what
+    // The requests the case's bytes hold, as declared with the case: what
     // the rules below need to know of them (their methods, targets, the
     // step that completed each head).
-    let heads = crate::echo::heads_read(case);
-    match (mismatch(case, &heads, obs, server), &case.deviation) {
+    match (mismatch(case, &case.heads, obs, server), &case.deviation) {
         (Miss::None, _) => Verdict::Pass,
         (Miss::NotApplicable(why), _) => Verdict::NotApplicable(why),
         (Miss::Fail(_, why), Some(_)) if server.h1 => Verdict::Deviation(why),
@@ -347,9 +347,9 @@ fn bad_switch(case: &Case, a: &Answer) -> Option<String> {
     let named = |p: &[u8]| {
         offered
             .iter()
-            .any(|o| h1_headers::list_contains(o, p.trim_ascii()))
+            .any(|o| list(o).any(|e| e.eq_ignore_ascii_case(p)))
     };
-    if h1_headers::list_elements(upgrade).all(named) {
+    if list(upgrade).all(named) {
         None
     } else {
         Some(format!(
@@ -357,6 +357,23 @@ fn bad_switch(case: &Case, a: &Answer) -> Option<String> {
             escape(upgrade, 60)
         ))
     }
+}
+
+/// The elements of a comma-separated field value (RFC 9110 §5.6.1), without
+/// the whitespace around them and without empty ones. The judge's own, so
+/// that it relies on no part of h1.
+fn list(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    value
+        .split(|&b| b == b',')
+        .map(|e| {
+            let start = e.iter().position(|&b| b != b' ' && b != b'\t');
+            let end = e.iter().rposition(|&b| b != b' ' && b != b'\t');
+            match (start, end) {
+                (Some(s), Some(t)) => &e[s..=t],
+                _ => &e[..0],
+            }
+        })
+        .filter(|e| !e.is_empty())
 }
 
 /// The first `before` answers must be normal ones.

@@ -1,10 +1,13 @@
 //! An RFC 9112 conformance suite for HTTP/1.1 servers.
 //!
 //! Cases are data (`cases/*.toml`, format in `cases/README.md`, plus the
-//! shared vectors imported from `testdata/conformance/vectors.jsonl`): the bytes a client
-//! sends, the RFC sentence and requirement level they check, and what a
-//! conforming server does with them. Two runners produce an
-//! [`Observation`](observe::Observation) per case, judged the same way:
+//! shared vectors imported from `testdata/conformance/vectors.jsonl`): the
+//! bytes a client sends, the RFC sentence and requirement level they check,
+//! the requests those bytes hold ([`heads`], declared in
+//! `cases/heads.jsonl`), and what a conforming server does with them. Two
+//! runners produce an [`Observation`](observe::Observation) per case, read
+//! by the same [`reader`] and judged by the same [`judge`], which decides
+//! from the case data and the observation alone (it uses no part of h1):
 //!
 //! - [`inprocess`]: through h1-conn's server role in memory (an echo
 //!   server, [`echo`]): no sockets, used by `cargo test` and by the
@@ -26,10 +29,12 @@
 pub mod case;
 pub mod echo;
 pub mod escape;
+pub mod heads;
 pub mod inprocess;
 pub mod judge;
 pub mod live;
 pub mod observe;
+pub mod reader;
 pub mod report;
 pub mod titles;
 pub mod vectors;

@@ -15,8 +15,8 @@ use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use crate::case::{Case, Outcome};
-use crate::echo;
-use crate::observe::{Ending, Observation, Reader, PROBE};
+use crate::observe::{Ending, Observation, PROBE};
+use crate::reader::Reader;
 
 /// Where and how to run.
 #[derive(Clone, Debug)]
@@ -59,7 +59,7 @@ impl Live {
             }
         };
         let _ = stream.set_nodelay(true);
-        let mut reader = Reader::new(&echo::heads_read(case));
+        let mut reader = Reader::new(&case.heads);
         let mut conn = Conn {
             stream: &mut stream,
             eof: false,

@@ -36,6 +36,9 @@ OPTIONS:
     --format FMT       text (default) or json
     --verbose          list every case, not only failures
     --list             list the selected cases and exit
+    --write-heads      print cases/heads.jsonl (the requests each case holds,
+                       as h1 reads them) for every case and exit; review the
+                       difference before committing it
     --timeout SECS     the longest one case may take (live; default 5)
     --quiet-ms MS      how long a server must be silent to be done with a
                        step (live; default 200)
@@ -55,6 +58,7 @@ struct Args {
     json: bool,
     verbose: bool,
     list: bool,
+    write_heads: bool,
     timeout: Duration,
     quiet: Duration,
     jobs: usize,
@@ -68,6 +72,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         json: false,
         verbose: false,
         list: false,
+        write_heads: false,
         timeout: Duration::from_secs(5),
         quiet: Duration::from_millis(200),
         jobs: 1,
@@ -102,6 +107,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             "--verbose" => a.verbose = true,
             "--list" => a.list = true,
+            "--write-heads" => a.write_heads = true,
             "--timeout" => {
                 let v = value("--timeout")?;
                 let secs: f64 = v
@@ -146,6 +152,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.write_heads {
+        return write_heads();
+    }
     let all = match case::all() {
         Ok(c) => c,
         Err(e) => {
@@ -257,6 +266,25 @@ fn main() -> ExitCode {
 
 /// Writes `text` to standard output; a reader that went away (`| head`)
 /// ends the output, not the program with a panic.
+/// `--write-heads`: every case's heads as h1's echo server reads them, in
+/// the format of `cases/heads.jsonl`.
+fn write_heads() -> ExitCode {
+    let cases = match case::undeclared() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("h1-conformance: the case files: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = String::new();
+    for c in &cases {
+        out.push_str(&h1_conformance::heads::line(&c.id, &echo::heads_read(c)));
+        out.push('\n');
+    }
+    emit(&out);
+    ExitCode::SUCCESS
+}
+
 fn emit(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
@@ -281,6 +309,14 @@ fn identify(live: &Live) -> Result<Server, String> {
         deviation: None,
         note: String::new(),
         origin: case::Origin::Suite,
+        heads: vec![h1_conformance::heads::Sent {
+            method: b"GET".to_vec(),
+            target: b"/keep-alive-probe".to_vec(),
+            http10: false,
+            upgrade: false,
+            close: false,
+            step: 0,
+        }],
     };
     let obs: Observation = live.run(&probe);
     match obs.answers.first() {

@@ -123,6 +123,7 @@ fn vector(v: &Value) -> Result<Case, String> {
         deviation: None,
         note: note.to_string(),
         origin: Origin::Vector,
+        heads: Vec::new(),
         id,
     })
 }

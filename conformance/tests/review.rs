@@ -12,10 +12,12 @@ use std::time::{Duration, Instant};
 
 use h1_conformance::case::{self, Case, Outcome};
 use h1_conformance::echo;
+use h1_conformance::heads::Sent;
 use h1_conformance::inprocess;
 use h1_conformance::judge::{judge, Server, Verdict};
 use h1_conformance::live::Live;
-use h1_conformance::observe::{Answer, Ending, Reader, Sent};
+use h1_conformance::observe::{Answer, Ending};
+use h1_conformance::reader::Reader;
 
 mod common;
 

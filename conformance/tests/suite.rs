@@ -27,6 +27,75 @@ fn cases() -> Vec<Case> {
     case::all().expect("the case files load")
 }
 
+/// The heads each case declares (`cases/heads.jsonl`, what the judge and
+/// the reader work from) are the heads h1 reads from its bytes. A case
+/// added or changed without its declaration fails here, as does a change
+/// in what h1 reads: either way, regenerate the file with `--write-heads`
+/// and review the difference against the RFC before committing it.
+#[test]
+fn h1_reads_the_heads_every_case_declares() {
+    let mut differ = Vec::new();
+    for c in &cases() {
+        let read = echo::heads_read(c);
+        if read != c.heads {
+            differ.push(format!(
+                "{}:\n  declared: {}\n  h1 reads: {}",
+                c.id,
+                h1_conformance::heads::line(&c.id, &c.heads),
+                h1_conformance::heads::line(&c.id, &read)
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} cases where h1 reads other heads than declared:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
+
+/// The judge decides from the case data and the observation alone: the
+/// modules it is made of name no h1 crate, so no parser of h1's can make it
+/// lenient where that parser is wrong. (The reader, which reads a server's
+/// answers with h1-conn's client role, and the echo server are apart.)
+#[test]
+fn the_judge_uses_no_part_of_h1() {
+    let modules = [
+        ("judge.rs", include_str!("../src/judge.rs")),
+        ("case.rs", include_str!("../src/case.rs")),
+        ("heads.rs", include_str!("../src/heads.rs")),
+        ("observe.rs", include_str!("../src/observe.rs")),
+        ("escape.rs", include_str!("../src/escape.rs")),
+        ("vectors.rs", include_str!("../src/vectors.rs")),
+    ];
+    for (name, text) in modules {
+        // Code only: the docs may point at the modules that read answers.
+        let text: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for crate_name in ["h1_conn", "h1_parse", "h1_headers", "h1_encode"] {
+            assert!(
+                !text.contains(crate_name),
+                "src/{name} names {crate_name}: the judge must not depend on h1"
+            );
+        }
+        // Nor on the modules that do.
+        for module in [
+            "crate::echo",
+            "crate::reader",
+            "crate::inprocess",
+            "crate::live",
+        ] {
+            assert!(
+                !text.contains(module),
+                "src/{name} uses {module}: the judge must not depend on h1"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_case_passes_against_h1_in_process() {
     let cases = cases();
