@@ -6,7 +6,7 @@
 
 use h1_conn::{Config, Event, SendError, ServerConn};
 use h1_encode::{Body, DateLine};
-use h1_headers::list_contains;
+use h1_headers::{list_contains, list_elements};
 use h1_parse::{Method, Version};
 
 use crate::heads::Sent;
@@ -146,14 +146,26 @@ impl EchoServer {
                     .unwrap_or_default();
                 let http10 = req.version() == Version::Http10;
                 let target = req.head.target.slice(got).to_vec();
-                self.sent.push(Sent {
-                    method: method.clone(),
-                    target: target.clone(),
-                    http10,
-                    upgrade: req.upgrade,
-                    close: !req.persistent,
-                    step: self.step,
-                });
+                // Declared heads are those of messages not refused on their
+                // head alone: this server refuses an unknown expectation
+                // (417) and an https target (421) from the head.
+                if !req.expect_other && !https_target(&target) {
+                    // An upgrade names a protocol: an empty Upgrade field
+                    // asks for nothing (RFC 9110 §7.8).
+                    let protocols = self
+                        .conn
+                        .fields()
+                        .and_then(|f| f.get(b"upgrade"))
+                        .is_some_and(|v| list_elements(v).next().is_some());
+                    self.sent.push(Sent {
+                        method: method.clone(),
+                        target: target.clone(),
+                        http10,
+                        upgrade: req.upgrade && protocols,
+                        close: !req.persistent,
+                        step: self.step,
+                    });
+                }
                 let mut cur = Current {
                     seen: Seen {
                         target,

@@ -3,6 +3,14 @@
 //! not, whether it asks to upgrade or closes the connection, and the step
 //! whose bytes complete it), in `cases/heads.jsonl`.
 //!
+//! A head is declared when a conforming server reads it and does not refuse
+//! its message on the head alone: not one refused for its syntax, its
+//! framing fields, its `Host`, its target (an `https` target on a plain
+//! connection, RFC 9110 §7.4) or its expectation (417), and none after a
+//! message that ends the connection. So a refused message whose head is
+//! declared is refused for what follows its head (its body), which a server
+//! may answer early, from the head, by closing (see [`crate::judge`]).
+//!
 //! The judge and the response reader work from these facts, never from a
 //! parser: were they worked out by running h1 over the case, a parser bug
 //! would make the judge lenient exactly where h1 is wrong, and for every
@@ -39,7 +47,8 @@ pub struct Sent {
     pub target: Vec<u8>,
     /// An HTTP/1.0 request.
     pub http10: bool,
-    /// It asks to upgrade (`Upgrade` listed in `Connection`, HTTP/1.1).
+    /// It asks to upgrade: an `Upgrade` field naming a protocol, with
+    /// `upgrade` listed in `Connection`, on HTTP/1.1 (RFC 9110 §7.8).
     pub upgrade: bool,
     /// It closes the connection (`Connection: close`, or HTTP/1.0 without
     /// keep-alive; RFC 9112 §9.3).

@@ -227,9 +227,10 @@ fn mismatch(case: &Case, heads: &[Sent], obs: &Observation, server: Server) -> M
                 ));
             };
             // A server without the echo contract may answer a request from
-            // its head alone (RFC 9110 §10.1.1, 9112 §9.3): when h1 reads the
-            // refused request's head, the defect is in a body such a server
-            // may never read, and the close alone meets it.
+            // its head alone (RFC 9110 §10.1.1, 9112 §9.3): when the refused
+            // request's head is declared (a conforming server accepts it,
+            // see `heads`), the defect is in a body such a server may never
+            // read, and the close alone meets it.
             let early = !server.echo && heads.len() > *before;
             if !status.allows(a.status) && !early {
                 return fail(if a.status < 400 {

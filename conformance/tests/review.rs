@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use h1_conformance::case::{self, Case, Outcome};
+use h1_conformance::case::{self, Case, Level, Outcome};
 use h1_conformance::echo;
 use h1_conformance::heads::Sent;
 use h1_conformance::inprocess;
@@ -610,4 +610,29 @@ fn a_close_after_the_quiet_period_still_counts() {
         "{}",
         h1_conformance::judge::describe(&o)
     );
+}
+
+/// A request refused on its head alone (an https target on a plain
+/// connection, RFC 9110 §7.4) declares no head, so the judge does not take
+/// a server's 200 for an early answer to a body defect: accepting it fails
+/// the MUST, whatever the server does with the connection. A 421 that keeps
+/// the connection open passes (the case asks for no close).
+#[test]
+fn an_https_target_answered_200_fails_for_any_server() {
+    let c = get("hostf-040");
+    assert!(c.heads.is_empty(), "{:?}", c.heads);
+    let mut ok = echo_answer(200, b"GET", b"https://example.com/a", b"", 0);
+    ok.echo = None;
+    for ending in [Ending::Closed, Ending::Open] {
+        let o = obs(vec![ok.clone()], ending);
+        assert!(
+            matches!(judge(&c, &o, PLAIN), Verdict::Fail(Level::Must, _)),
+            "{:?}",
+            judge(&c, &o, PLAIN)
+        );
+    }
+    let mut misdirected = ok.clone();
+    misdirected.status = 421;
+    let o = obs(vec![misdirected], Ending::Open);
+    assert_eq!(judge(&c, &o, PLAIN), Verdict::Pass);
 }
