@@ -1,7 +1,7 @@
 //! `h1-conformance`: runs the RFC 9112 suite in process against h1, or
 //! over loopback TCP against a running server, and prints the report.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,6 +35,11 @@ OPTIONS:
                        may be given several times
     --format FMT       text (default) or json
     --verbose          list every case, not only failures
+    --only-failures    list only the failed cases (text and json), not the
+                       declared deviations; the totals still count all
+    --junit FILE       also write the results as JUnit XML to FILE, for CI
+                       systems (failures, and skipped for not applicable
+                       and declared deviations)
     --list             list the selected cases and exit
     --write-heads      print cases/heads.jsonl (the requests each case holds,
                        as h1 reads them) for every case and exit; review the
@@ -57,6 +62,8 @@ struct Args {
     filters: Vec<String>,
     json: bool,
     verbose: bool,
+    only_failures: bool,
+    junit: Option<std::path::PathBuf>,
     list: bool,
     write_heads: bool,
     timeout: Duration,
@@ -71,6 +78,8 @@ fn parse_args() -> Result<Option<Args>, String> {
         filters: Vec::new(),
         json: false,
         verbose: false,
+        only_failures: false,
+        junit: None,
         list: false,
         write_heads: false,
         timeout: Duration::from_secs(5),
@@ -106,6 +115,8 @@ fn parse_args() -> Result<Option<Args>, String> {
                 }
             }
             "--verbose" => a.verbose = true,
+            "--only-failures" => a.only_failures = true,
+            "--junit" => a.junit = Some(value("--junit")?.into()),
             "--list" => a.list = true,
             "--write-heads" => a.write_heads = true,
             "--timeout" => {
@@ -252,10 +263,26 @@ fn main() -> ExitCode {
         }
     }
     let summary = report::Summary::of(&results);
-    if args.json {
-        emit(&format!("{}\n", report::json(&results, &against, &notes)));
+    let listing = if args.only_failures {
+        report::Listing::Failures
+    } else if args.verbose || args.json {
+        report::Listing::All
     } else {
-        emit(&report::text(&results, &against, &notes, args.verbose));
+        report::Listing::Problems
+    };
+    if let Some(path) = &args.junit {
+        if let Err(e) = std::fs::write(path, report::junit(&results, &against)) {
+            eprintln!("h1-conformance: --junit {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if args.json {
+        emit(&format!(
+            "{}\n",
+            report::json(&results, &against, &notes, listing)
+        ));
+    } else {
+        emit(&report::text(&results, &against, &notes, listing));
     }
     if summary.must_failed() > 0 {
         ExitCode::from(1)
@@ -264,8 +291,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes `text` to standard output; a reader that went away (`| head`)
-/// ends the output, not the program with a panic.
 /// `--write-heads`: every case's heads as h1's echo server reads them, in
 /// the format of `cases/heads.jsonl`.
 fn write_heads() -> ExitCode {
@@ -285,6 +310,8 @@ fn write_heads() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Writes `text` to standard output; a reader that went away (`| head`)
+/// ends the output, not the program with a panic.
 fn emit(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
@@ -339,7 +366,11 @@ fn run_live<'c>(
     jobs: usize,
 ) -> Vec<CaseResult<'c>> {
     let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<Observation>>> = Mutex::new(vec![None; cases.len()]);
+    // A live run takes minutes: on a terminal, a progress line on stderr
+    // (never in the report, and never when stderr is a file or a pipe).
+    let progress = std::io::stderr().is_terminal();
     std::thread::scope(|s| {
         for _ in 0..jobs.min(cases.len()) {
             s.spawn(|| loop {
@@ -347,9 +378,16 @@ fn run_live<'c>(
                 let Some(c) = cases.get(i) else { break };
                 let obs = live.run(c);
                 slots.lock().expect("no worker panics holding it")[i] = Some(obs);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if progress {
+                    eprint!("\r\x1b[K{n}/{} {}", cases.len(), c.id);
+                }
             });
         }
     });
+    if progress {
+        eprint!("\r\x1b[K");
+    }
     let slots = slots.into_inner().expect("workers done");
     cases
         .iter()

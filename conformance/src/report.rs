@@ -1,6 +1,6 @@
 //! The report: a table by RFC section, every failure with what was sent,
-//! what was expected and what came back, and totals; as text for people
-//! or JSON for machines.
+//! what was expected and what came back, and totals; as text for people,
+//! JSON for machines, or JUnit XML for CI systems.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -104,9 +104,35 @@ impl Summary {
     }
 }
 
+/// Which cases a report lists one by one (the totals always count all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listing {
+    /// Every case.
+    All,
+    /// Failures and declared deviations (the text report's default).
+    Problems,
+    /// Failures only (`--only-failures`).
+    Failures,
+}
+
+impl Listing {
+    fn shows(self, v: &Verdict) -> bool {
+        match self {
+            Listing::All => true,
+            Listing::Problems => matches!(v, Verdict::Fail(..) | Verdict::Deviation(_)),
+            Listing::Failures => matches!(v, Verdict::Fail(..)),
+        }
+    }
+}
+
 /// The text report. `against` names the server; `notes` say what the run
-/// could not check; `verbose` lists every case, not only the failures.
-pub fn text(results: &[CaseResult<'_>], against: &str, notes: &[String], verbose: bool) -> String {
+/// could not check; `listing` says which cases are listed one by one.
+pub fn text(
+    results: &[CaseResult<'_>],
+    against: &str,
+    notes: &[String],
+    listing: Listing,
+) -> String {
     let s = Summary::of(results);
     let mut out = String::new();
     let _ = writeln!(
@@ -153,16 +179,16 @@ pub fn text(results: &[CaseResult<'_>], against: &str, notes: &[String], verbose
     }
     let shown: Vec<&CaseResult<'_>> = results
         .iter()
-        .filter(|r| verbose || !matches!(r.verdict, Verdict::Pass | Verdict::NotApplicable(_)))
+        .filter(|r| listing.shows(&r.verdict))
         .collect();
     if !shown.is_empty() {
         let _ = writeln!(
             out,
             "\n{}",
-            if verbose {
-                "every case:"
-            } else {
-                "failures and declared deviations:"
+            match listing {
+                Listing::All => "every case:",
+                Listing::Problems => "failures and declared deviations:",
+                Listing::Failures => "failures:",
             }
         );
     }
@@ -221,12 +247,19 @@ pub fn text(results: &[CaseResult<'_>], against: &str, notes: &[String], verbose
     out
 }
 
-/// The JSON report: every case with its verdict, plus the summary.
-pub fn json(results: &[CaseResult<'_>], against: &str, notes: &[String]) -> String {
+/// The JSON report: the cases `listing` lists (every case, or the
+/// failures) with their verdicts, plus the summary of all.
+pub fn json(
+    results: &[CaseResult<'_>],
+    against: &str,
+    notes: &[String],
+    listing: Listing,
+) -> String {
     let s = Summary::of(results);
     let tally = |t: &Tally| json!({"pass": t.pass, "fail": t.fail, "deviation": t.deviation, "not_applicable": t.na});
     let cases: Vec<Value> = results
         .iter()
+        .filter(|r| listing.shows(&r.verdict))
         .map(|r| {
             let c = r.case;
             let reason = match &r.verdict {
@@ -279,6 +312,114 @@ pub fn json(results: &[CaseResult<'_>], against: &str, notes: &[String]) -> Stri
     serde_json::to_string_pretty(&report).expect("JSON of plain values")
 }
 
+/// The JUnit XML report, for CI systems: one test suite per RFC section,
+/// one test case per case (`id`, the sentence as its name); a failure is a
+/// `<failure>` with the reason and what was sent, expected and got; a case
+/// not applicable, or a declared deviation, is `<skipped>` with its reason.
+pub fn junit(results: &[CaseResult<'_>], against: &str) -> String {
+    // By section, in RFC order; cases in their own order within one.
+    let mut sorted: Vec<&CaseResult<'_>> = results.iter().collect();
+    sorted.sort_by_cached_key(|r| section_order(&r.case.section_key()));
+    let mut by_section: Vec<(String, Vec<&CaseResult<'_>>)> = Vec::new();
+    for r in sorted {
+        let key = r.case.section_key();
+        match by_section.last_mut() {
+            Some((k, rs)) if *k == key => rs.push(r),
+            _ => by_section.push((key, vec![r])),
+        }
+    }
+    let s = Summary::of(results);
+    let skipped = |t: &Tally| t.na + t.deviation;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"h1-conformance against {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+        xml(against),
+        s.total.total(),
+        s.total.fail,
+        skipped(&s.total)
+    );
+    for (key, rs) in &by_section {
+        let mut t = Tally::default();
+        for r in rs {
+            t.add(&r.verdict);
+        }
+        let name = match title(key) {
+            Some(title) => format!("{key} {title}"),
+            None => key.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+            xml(&name),
+            t.total(),
+            t.fail,
+            skipped(&t)
+        );
+        for r in rs {
+            let c = r.case;
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{} [{}] {}\"",
+                xml(key),
+                xml(&c.id),
+                c.level,
+                xml(&one_line(&c.sentence, 160))
+            );
+            match &r.verdict {
+                Verdict::Pass => out.push_str("/>\n"),
+                Verdict::Fail(level, why) => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <failure type=\"{level}\" message=\"{}\">sent: {}\nexpected: {}\ngot: {}</failure>\n    </testcase>",
+                        xml(why),
+                        xml(&sent(c, 300)),
+                        xml(&expected(c)),
+                        xml(&describe(&r.obs))
+                    );
+                }
+                Verdict::Deviation(why) | Verdict::NotApplicable(why) => {
+                    let kind = if matches!(r.verdict, Verdict::Deviation(_)) {
+                        "declared deviation"
+                    } else {
+                        "not applicable"
+                    };
+                    let _ = writeln!(
+                        out,
+                        ">\n      <skipped message=\"{kind}: {}\"/>\n    </testcase>",
+                        xml(why)
+                    );
+                }
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// `s` as XML character data or an attribute value: the five markup
+/// characters escaped, and the control characters XML 1.0 cannot hold
+/// written as `\xHH` (the case-file escapes already leave none in `sent`).
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(ch),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The bytes a case sends, escaped; steps separated by ` | `.
 fn sent(c: &Case, max: usize) -> String {
     let steps: Vec<String> = c.steps.iter().map(|s| escape(s, max)).collect();
@@ -302,5 +443,93 @@ fn dash(n: usize) -> String {
         "-".into()
     } else {
         n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{self, Level};
+    use crate::observe::Ending;
+
+    fn results(cases: &[Case]) -> Vec<CaseResult<'_>> {
+        let obs = Observation {
+            answers: Vec::new(),
+            ending: Ending::Closed,
+            probe: None,
+            seen: None,
+        };
+        let verdicts = [
+            Verdict::Pass,
+            Verdict::Fail(Level::Must, "answered <200> & closed".into()),
+            Verdict::Deviation("declared".into()),
+            Verdict::NotApplicable("needs the echo contract".into()),
+        ];
+        cases
+            .iter()
+            .zip(verdicts)
+            .map(|(case, verdict)| CaseResult {
+                case,
+                obs: obs.clone(),
+                verdict,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn junit_counts_failures_and_skips_and_escapes_markup() {
+        let cases: Vec<Case> = case::all().unwrap().into_iter().take(4).collect();
+        let x = junit(&results(&cases), "a \"server\" <here>");
+        assert!(x.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "));
+        assert!(x.contains(
+            "name=\"h1-conformance against a &quot;server&quot; &lt;here&gt;\" tests=\"4\" failures=\"1\" skipped=\"2\">"
+        ), "{x}");
+        assert!(
+            x.contains("<failure type=\"MUST\" message=\"answered &lt;200&gt; &amp; closed\">"),
+            "{x}"
+        );
+        assert!(
+            x.contains("<skipped message=\"declared deviation: declared\"/>"),
+            "{x}"
+        );
+        assert!(
+            x.contains("<skipped message=\"not applicable: needs the echo contract\"/>"),
+            "{x}"
+        );
+        assert_eq!(x.matches("<testcase ").count(), 4);
+        assert!(x.trim_end().ends_with("</testsuites>"));
+        // Nothing XML 1.0 cannot hold.
+        assert!(!x
+            .chars()
+            .any(|c| (c as u32) < 0x20 && !"\t\n\r".contains(c)));
+    }
+
+    #[test]
+    fn only_failures_lists_the_failures_and_still_counts_all() {
+        let cases: Vec<Case> = case::all().unwrap().into_iter().take(4).collect();
+        let r = results(&cases);
+        let t = text(&r, "x", &[], Listing::Failures);
+        assert!(t.contains(&format!("FAIL {}", cases[1].id)), "{t}");
+        assert!(!t.contains(&format!("DEVIATION {}", cases[2].id)), "{t}");
+        assert!(t.contains(
+            "1 passed, 1 failed (1 MUST), 1 declared deviations, 1 not applicable, of 4 cases"
+        ));
+        let problems = text(&r, "x", &[], Listing::Problems);
+        assert!(problems.contains(&format!(
+            "{} {}",
+            r[2].verdict.label().to_uppercase(),
+            cases[2].id
+        )));
+        let j: Value = serde_json::from_str(&json(&r, "x", &[], Listing::Failures)).unwrap();
+        let ids: Vec<&str> = j["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, [cases[1].id.as_str()]);
+        assert_eq!(j["total"]["pass"], 1);
+        let all: Value = serde_json::from_str(&json(&r, "x", &[], Listing::All)).unwrap();
+        assert_eq!(all["cases"].as_array().unwrap().len(), 4);
     }
 }
