@@ -27,7 +27,21 @@ pub struct Live {
     pub timeout: Duration,
     /// How long the server must send nothing to count as done with a step.
     pub quiet: Duration,
+    /// Write each step in pieces of this many bytes (`--trickle`), pausing
+    /// after each piece of a step's first [`TRICKLE_PAUSED`] bytes, so a
+    /// server gets heads in small reads; `None` writes each step at once.
+    pub trickle: Option<usize>,
 }
+
+/// How much of a step [`Live::trickle`] writes with a pause after each
+/// piece: every head of the suite's cases starts within it, and the rest
+/// (the large bodies of the limit cases) goes in pieces without pauses, so
+/// a case stays within its time.
+pub const TRICKLE_PAUSED: usize = 2048;
+
+/// The pause after each of those pieces: long enough for the server to
+/// read the piece on its own.
+const TRICKLE_PAUSE: Duration = Duration::from_millis(1);
 
 impl Live {
     /// A runner for `addr`, refused unless it is a loopback address (the
@@ -43,6 +57,7 @@ impl Live {
             addr,
             timeout: Duration::from_secs(5),
             quiet: Duration::from_millis(200),
+            trickle: None,
         })
     }
 
@@ -64,6 +79,7 @@ impl Live {
             stream: &mut stream,
             eof: false,
             deadline,
+            trickle: self.trickle,
         };
         let last = case.steps.len() - 1;
         for (i, step) in case.steps.iter().enumerate() {
@@ -130,6 +146,7 @@ struct Conn<'s> {
     stream: &'s mut TcpStream,
     eof: bool,
     deadline: Instant,
+    trickle: Option<usize>,
 }
 
 impl Conn<'_> {
@@ -137,7 +154,19 @@ impl Conn<'_> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         self.stream
             .set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
-        self.stream.write_all(bytes)
+        let Some(piece) = self.trickle else {
+            return self.stream.write_all(bytes);
+        };
+        // TCP_NODELAY is set, so each piece leaves as its own segment.
+        let mut at = 0;
+        for chunk in bytes.chunks(piece.max(1)) {
+            self.stream.write_all(chunk)?;
+            at += chunk.len();
+            if at <= TRICKLE_PAUSED && at < bytes.len() {
+                std::thread::sleep(TRICKLE_PAUSE);
+            }
+        }
+        Ok(())
     }
 
     /// Reads into `reader` until `done` says so, the server closes, the

@@ -45,6 +45,9 @@ OPTIONS:
                        as h1 reads them) for every case and exit; review the
                        difference before committing it
     --timeout SECS     the longest one case may take (live; default 5)
+    --trickle N        write each step in pieces of N bytes (1 to 64), pausing
+                       after each within a step's first 2 KiB, so the server
+                       gets heads in small reads (live)
     --quiet-ms MS      how long a server must be silent to be done with a
                        step (live; default 200)
     --jobs N           cases run at once (live; default 1, fair to a server
@@ -68,6 +71,7 @@ struct Args {
     write_heads: bool,
     timeout: Duration,
     quiet: Duration,
+    trickle: Option<usize>,
     jobs: usize,
 }
 
@@ -84,6 +88,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         write_heads: false,
         timeout: Duration::from_secs(5),
         quiet: Duration::from_millis(200),
+        trickle: None,
         jobs: 1,
     };
     let mut it = std::env::args().skip(1);
@@ -136,6 +141,15 @@ fn parse_args() -> Result<Option<Args>, String> {
                     .filter(|m| (1..=60_000).contains(m))
                     .ok_or_else(|| format!("--quiet-ms {v}: want 1 to 60000"))?;
                 a.quiet = Duration::from_millis(ms);
+            }
+            "--trickle" => {
+                let v = value("--trickle")?;
+                a.trickle = Some(
+                    v.parse::<usize>()
+                        .ok()
+                        .filter(|n| (1..=64).contains(n))
+                        .ok_or_else(|| format!("--trickle {v}: want 1 to 64 bytes"))?,
+                );
             }
             "--jobs" => {
                 let v = value("--jobs")?;
@@ -223,6 +237,7 @@ fn main() -> ExitCode {
             };
             live.timeout = args.timeout;
             live.quiet = args.quiet;
+            live.trickle = args.trickle;
             // One plain request first: a target that does not answer it
             // cannot be judged at all.
             let detected = match identify(&live) {

@@ -589,3 +589,49 @@ fn a_101_must_name_a_protocol_the_client_offered() {
         );
     }
 }
+
+/// The live runner's `--trickle`: every case sent to h1's echo in pieces of
+/// three bytes (a pause after each within a step's first 2 KiB) reaches
+/// the verdict of the in-process run given whole: no MUST fails, and a
+/// server's answers do not depend on how its input was cut.
+#[test]
+fn live_echo_trickled_gives_the_in_process_verdicts() {
+    let (_echo, addr) = start_echo();
+    let mut live = Live::new(addr).unwrap();
+    live.trickle = Some(3);
+    // The pauses make a head of 300 bytes take about 0.1 s.
+    live.timeout = Duration::from_secs(10);
+    let cases = cases();
+    let config = echo::config();
+    let started = Instant::now();
+    let chunks: Vec<&[Case]> = cases.chunks(cases.len().div_ceil(4)).collect();
+    let lives: Vec<Vec<Observation>> = thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| s.spawn(|| chunk.iter().map(|c| live.run(c)).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut differ = Vec::new();
+    let mut must_failed = 0;
+    for (c, got) in cases.iter().zip(lives.into_iter().flatten()) {
+        let (vw, vg) = (
+            judge(c, &inprocess::run(c, &config), ECHO),
+            judge(c, &got, ECHO),
+        );
+        if matches!(vg, Verdict::Fail(Level::Must, _)) {
+            must_failed += 1;
+        }
+        if vw != vg {
+            differ.push(format!("{}: in process {vw:?}, trickled {vg:?}", c.id));
+        }
+    }
+    println!("{} cases trickled in {:?}", cases.len(), started.elapsed());
+    assert_eq!(must_failed, 0, "{}", differ.join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} cases differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
