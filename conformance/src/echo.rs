@@ -31,6 +31,8 @@ pub struct EchoServer {
     /// The request being received.
     current: Option<Current>,
     seen: Vec<Seen>,
+    /// The heads read of messages not refused on the head alone (see
+    /// [`heads_read`]).
     sent: Vec<Sent>,
     /// The step of the case being given (see [`EchoServer::set_step`]).
     step: usize,
@@ -105,11 +107,6 @@ impl EchoServer {
         &self.seen
     }
 
-    /// The same requests, as a response reader must know them.
-    pub fn sent(&self) -> &[Sent] {
-        &self.sent
-    }
-
     /// Handles events until the connection needs bytes (true) or paused
     /// for its output to be written (false); `done` when it closes.
     fn events(&mut self, out: &mut Vec<u8>) -> bool {
@@ -146,22 +143,26 @@ impl EchoServer {
                     .unwrap_or_default();
                 let http10 = req.version() == Version::Http10;
                 let target = req.head.target.slice(got).to_vec();
+                // What Upgrade offers, when Connection lists `upgrade`: any
+                // protocol at all (an empty field asks for nothing, RFC 9110
+                // §7.8), and websocket, the one this server switches to.
+                let (protocols, websocket) =
+                    match self.conn.fields().and_then(|f| f.get(b"upgrade")) {
+                        Some(v) if req.upgrade => (
+                            list_elements(v).next().is_some(),
+                            list_contains(v, b"websocket"),
+                        ),
+                        _ => (false, false),
+                    };
                 // Declared heads are those of messages not refused on their
                 // head alone: this server refuses an unknown expectation
                 // (417) and an https target (421) from the head.
                 if !req.expect_other && !https_target(&target) {
-                    // An upgrade names a protocol: an empty Upgrade field
-                    // asks for nothing (RFC 9110 §7.8).
-                    let protocols = self
-                        .conn
-                        .fields()
-                        .and_then(|f| f.get(b"upgrade"))
-                        .is_some_and(|v| list_elements(v).next().is_some());
                     self.sent.push(Sent {
                         method: method.clone(),
                         target: target.clone(),
                         http10,
-                        upgrade: req.upgrade && protocols,
+                        upgrade: protocols,
                         close: !req.persistent,
                         step: self.step,
                     });
@@ -175,12 +176,7 @@ impl EchoServer {
                         body: Vec::new(),
                     },
                     connect: req.method() == Method::Connect,
-                    websocket: req.upgrade
-                        && self
-                            .conn
-                            .fields()
-                            .and_then(|f| f.get(b"upgrade"))
-                            .is_some_and(|v| list_contains(v, b"websocket")),
+                    websocket,
                     answered: false,
                 };
                 if req.expect_other {

@@ -337,6 +337,23 @@ fn start_echo() -> (Kid, SocketAddr) {
     start_listening(cmd, "echo")
 }
 
+/// Every case run live, four connections at a time (as the binary runs
+/// servers that serve connections concurrently); observations in case
+/// order.
+fn run_live(live: &Live, cases: &[Case]) -> Vec<Observation> {
+    let chunks: Vec<&[Case]> = cases.chunks(cases.len().div_ceil(4)).collect();
+    thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| s.spawn(|| chunk.iter().map(|c| live.run(c)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}
+
 #[test]
 fn live_echo_gives_the_in_process_verdicts() {
     let (_echo, addr) = start_echo();
@@ -344,17 +361,9 @@ fn live_echo_gives_the_in_process_verdicts() {
     let cases = cases();
     let config = echo::config();
     let started = Instant::now();
-    // Four connections at a time, as the binary does by default.
-    let chunks: Vec<&[Case]> = cases.chunks(cases.len().div_ceil(4)).collect();
-    let lives: Vec<Vec<Observation>> = thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| s.spawn(|| chunk.iter().map(|c| live.run(c)).collect::<Vec<_>>()))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let lives = run_live(&live, &cases);
     let mut differ = Vec::new();
-    for (c, got) in cases.iter().zip(lives.into_iter().flatten()) {
+    for (c, got) in cases.iter().zip(lives) {
         let want = inprocess::run(c, &config);
         let (vw, vg) = (judge(c, &want, ECHO), judge(c, &got, ECHO));
         let statuses = |o: &Observation| {
@@ -604,17 +613,10 @@ fn live_echo_trickled_gives_the_in_process_verdicts() {
     let cases = cases();
     let config = echo::config();
     let started = Instant::now();
-    let chunks: Vec<&[Case]> = cases.chunks(cases.len().div_ceil(4)).collect();
-    let lives: Vec<Vec<Observation>> = thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| s.spawn(|| chunk.iter().map(|c| live.run(c)).collect::<Vec<_>>()))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let lives = run_live(&live, &cases);
     let mut differ = Vec::new();
     let mut must_failed = 0;
-    for (c, got) in cases.iter().zip(lives.into_iter().flatten()) {
+    for (c, got) in cases.iter().zip(lives) {
         let (vw, vg) = (
             judge(c, &inprocess::run(c, &config), ECHO),
             judge(c, &got, ECHO),
