@@ -6,7 +6,7 @@ use h1_headers::chars::is_field_value_byte;
 use h1_headers::{list_elements, parse_content_length, Span};
 
 use super::fields::{FieldSink, Line};
-use super::{err, span, Result};
+use super::{err, Result};
 use crate::error::ErrorKind as K;
 use crate::head::{ConnectionTokens, Expect, Framing, TransferEncoding, Version};
 use crate::scan::low_bits;
@@ -147,6 +147,10 @@ fn folded(name: &[u8], value_start: usize) -> Result<()> {
 /// The largest `Content-Length` accepted: 18 significant digits.
 const MAX_CONTENT_LENGTH: u64 = 999_999_999_999_999_999;
 
+/// [`Facts`]'s `content_length` when no `Content-Length` was seen: above
+/// [`MAX_CONTENT_LENGTH`], so no accepted value.
+const NO_LENGTH: u64 = u64::MAX;
+
 /// Accumulates the framing facts while the fields go by.
 #[derive(Clone, Debug)]
 pub(super) struct Facts {
@@ -156,9 +160,15 @@ pub(super) struct Facts {
     // as one `Framing`: [`Facts::finish`] then reads each at the width it
     // was written, where copying a whole `Framing` read several fields
     // with one load and stalled on store forwarding.
-    content_length: Option<u64>,
+    // The agreed `Content-Length`, or [`NO_LENGTH`]: one word, for the
+    // reason `host` is one.
+    content_length: u64,
     connection: u8,
-    host: Option<Span>,
+    // `Host`'s value, valid once `host_count` is 1: offset (low half) and
+    // length packed in one word, written and read whole. An `Option<Span>`
+    // here was written as a tag and two halves and read back with one
+    // load across them, which waits for all three stores to land.
+    host: u64,
     expect: Expect,
     upgrade: bool,
     content_length_at: usize,
@@ -176,9 +186,9 @@ impl Facts {
         Facts {
             request,
             version,
-            content_length: None,
+            content_length: NO_LENGTH,
             connection: 0,
-            host: None,
+            host: 0,
             expect: Expect::None,
             upgrade: false,
             content_length_at: 0,
@@ -221,10 +231,18 @@ impl Facts {
     fn usual_first_host(&mut self, buf: &[u8], l: Line) -> bool {
         if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
             self.host_count = 1;
-            self.host = Some(span(l.value_start, l.value_end));
+            self.set_host(l.value_start, l.value_end);
             return true;
         }
         false
+    }
+
+    /// Records `Host`'s value. The casts are exact for the reason
+    /// [`super::span`]'s are: the parser never sees more than `u32::MAX` bytes.
+    #[inline(always)]
+    fn set_host(&mut self, start: usize, end: usize) {
+        debug_assert!(start <= end && end <= Span::MAX);
+        self.host = (start as u64) | ((end - start) as u64) << 32;
     }
 
     /// `Connection` as a list of tokens.
@@ -260,11 +278,10 @@ impl Facts {
         if n > MAX_CONTENT_LENGTH {
             return err(K::InvalidContentLength, value_start);
         }
-        match self.content_length {
-            Some(prev) if prev != n => return err(K::InvalidContentLength, value_start),
-            _ => {}
+        if self.content_length != NO_LENGTH && self.content_length != n {
+            return err(K::InvalidContentLength, value_start);
         }
-        self.content_length = Some(n);
+        self.content_length = n;
         self.content_length_at = name_start;
         Ok(())
     }
@@ -286,7 +303,7 @@ impl Facts {
         if !(valid_host(value, false) || value.is_empty() && self.version == Version::Http10) {
             return err(K::InvalidHost, value_start);
         }
-        self.host = Some(span(value_start, value_end));
+        self.set_host(value_start, value_end);
         Ok(())
     }
 
@@ -342,13 +359,20 @@ impl Facts {
         Ok(())
     }
 
-    /// The cross-field rules, once every field has been seen.
+    /// The cross-field rules, once every field has been seen: the
+    /// `Transfer-Encoding` verdict, or the first rule broken.
+    ///
+    /// Only the one-byte verdict comes back through the `Result`; the
+    /// caller then builds the [`Framing`] with [`Facts::framing`] right
+    /// into the head it returns. A `Result<Framing>` would be written to
+    /// memory field by field and copied out with wider loads, which wait
+    /// for those stores to land.
     #[inline(always)]
-    pub(super) fn finish(self, end: usize) -> Result<Framing> {
+    pub(super) fn verdict(&self, end: usize) -> Result<TransferEncoding> {
         let (request, version) = (self.request, self.version);
         let mut transfer_encoding = TransferEncoding::Absent;
         if self.te_seen {
-            if self.content_length.is_some() {
+            if self.content_length != NO_LENGTH {
                 return err(
                     K::ContentLengthWithTransferEncoding,
                     self.te_at.max(self.content_length_at),
@@ -371,16 +395,24 @@ impl Facts {
         if request && self.host_count == 0 && version == Version::Http11 {
             return err(K::MissingHost, end);
         }
-        Ok(Framing {
-            content_length: self.content_length,
+        Ok(transfer_encoding)
+    }
+
+    /// The facts as the head's [`Framing`], with the verdict of
+    /// [`Facts::verdict`].
+    #[inline(always)]
+    pub(super) fn framing(&self, transfer_encoding: TransferEncoding) -> Framing {
+        Framing {
+            content_length: (self.content_length != NO_LENGTH).then_some(self.content_length),
             transfer_encoding,
             connection: ConnectionTokens {
                 bits: self.connection,
             },
-            host: self.host,
+            host: (self.host_count != 0)
+                .then_some(Span::from_parts(self.host as u32, (self.host >> 32) as u32)),
             expect: self.expect,
             upgrade: self.upgrade,
-        })
+        }
     }
 }
 

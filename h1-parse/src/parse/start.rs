@@ -313,7 +313,7 @@ pub(super) fn request_in<C: Classify>(
         &mut facts,
         &mut Resume::default(),
     )?);
-    let framing = facts.finish(end.end)?;
+    let transfer_encoding = facts.verdict(end.end)?;
     Ok(Status::Complete(RequestHead {
         len: end.end,
         method: span(start, line.method_end),
@@ -322,7 +322,7 @@ pub(super) fn request_in<C: Classify>(
         target_form: line.target_form,
         version: line.version,
         field_count: end.count,
-        framing,
+        framing: facts.framing(transfer_encoding),
         obs_fold: end.obs_fold,
     }))
 }
@@ -459,14 +459,14 @@ pub(super) fn response_in<C: Classify>(
         &mut facts,
         &mut Resume::default(),
     )?);
-    let framing = facts.finish(end.end)?;
+    let transfer_encoding = facts.verdict(end.end)?;
     Ok(Status::Complete(ResponseHead {
         len: end.end,
         version: line.version,
         status: line.status,
         reason: span(line.reason_start, line.reason_end),
         field_count: end.count,
-        framing,
+        framing: facts.framing(transfer_encoding),
         obs_fold: end.obs_fold,
     }))
 }
