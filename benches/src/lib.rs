@@ -22,7 +22,7 @@ use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
 use h1_headers::Entry;
-use h1_parse::{parse_request, parse_response, Config, Status};
+use h1_parse::{parse_request, parse_response, Config, RequestHead, ResponseHead, Status};
 
 pub mod pico;
 
@@ -232,40 +232,45 @@ fn advance(at: &mut usize, len: usize, remaining: usize) -> Result<(), Failure> 
 }
 
 /// `h1-parse` with [`Config::default`] (strict), called as the README does:
-/// each head is moved out of the `Result` and read where it landed.
+/// each head is parsed into the caller's head and field storage (both
+/// reused) and read there.
 pub type H1 = H1Driver<false>;
 
-/// [`H1`], with each head then copied once more (handed to `black_box` by
-/// value): what a caller pays that stores the head it was given somewhere
+/// [`H1`], with each head then copied once (handed to `black_box` by
+/// value): what a caller pays that moves the head it was given somewhere
 /// else right away. The copy reads the head the parser has just written,
 /// with loads wider than its stores, so it waits for them to land (a store
 /// forwarding stall).
 pub type H1Copied = H1Driver<true>;
 
-/// The `h1-parse` driver; `COPY` says whether each head is copied again
-/// (see [`H1`] and [`H1Copied`]).
+/// The `h1-parse` driver; `COPY` says whether each head is copied (see
+/// [`H1`] and [`H1Copied`]).
 pub struct H1Driver<const COPY: bool> {
+    request: RequestHead,
+    response: ResponseHead,
     fields: [Entry; MAX_FIELDS],
     config: Config,
 }
 
 impl<const COPY: bool> H1Driver<COPY> {
-    /// Storage for [`MAX_FIELDS`] fields and the strict default configuration.
+    /// Storage for a head and [`MAX_FIELDS`] fields, and the strict default
+    /// configuration.
     pub fn new() -> Self {
         H1Driver {
+            request: RequestHead::EMPTY,
+            response: ResponseHead::EMPTY,
             fields: [Entry::EMPTY; MAX_FIELDS],
             config: Config::default(),
         }
     }
 
-    /// The head, copied again when `COPY` (see [`H1Copied`]).
+    /// Reads the head where the parser wrote it or, with `COPY`, copies it.
     #[inline(always)]
-    fn hand_over<T: Copy>(head: T) -> T {
+    fn hand_over<T: Copy>(head: &T) {
         if COPY {
-            black_box(head)
+            black_box(*head);
         } else {
-            black_box(&head);
-            head
+            black_box(head);
         }
     }
 }
@@ -291,9 +296,9 @@ fn h1_rejected(at: usize, e: h1_parse::Error) -> Failure {
 impl<'b, const COPY: bool> Parser<'b> for H1Driver<COPY> {
     const NAME: &'static str = if COPY { "h1-copied" } else { "h1" };
 
-    /// Each head is taken out of the `Result` by value, the way the README's
-    /// example does (`let head = match parse_request(..) { .. }`), and read
-    /// (`black_box(&head)`), or with `COPY` copied once more.
+    /// Each head is parsed into the driver's storage the way the README's
+    /// example does (`match parse_request(buf, &mut head, &mut fields, ..)`)
+    /// and read there (`black_box(&head)`), or with `COPY` copied.
     #[inline]
     fn parse(&mut self, buf: &[u8], kind: Kind) -> Result<Summary, Failure> {
         let mut sum = Summary::default();
@@ -302,22 +307,24 @@ impl<'b, const COPY: bool> Parser<'b> for H1Driver<COPY> {
             let rest = &buf[at..];
             let (len, count) = match kind {
                 Kind::Request => {
-                    let head = match parse_request(rest, &mut self.fields, &self.config) {
-                        Ok(Status::Complete(head)) => head,
+                    let head = &mut self.request;
+                    let len = match parse_request(rest, head, &mut self.fields, &self.config) {
+                        Ok(Status::Complete(len)) => len,
                         Ok(Status::Partial) => return Err(Failure::Partial { at }),
                         Err(e) => return Err(h1_rejected(at, e)),
                     };
-                    let head = Self::hand_over(head);
-                    (head.len, head.field_count)
+                    Self::hand_over(head);
+                    (len, head.field_count)
                 }
                 Kind::Response => {
-                    let head = match parse_response(rest, &mut self.fields, &self.config) {
-                        Ok(Status::Complete(head)) => head,
+                    let head = &mut self.response;
+                    let len = match parse_response(rest, head, &mut self.fields, &self.config) {
+                        Ok(Status::Complete(len)) => len,
                         Ok(Status::Partial) => return Err(Failure::Partial { at }),
                         Err(e) => return Err(h1_rejected(at, e)),
                     };
-                    let head = Self::hand_over(head);
-                    (head.len, head.field_count)
+                    Self::hand_over(head);
+                    (len, head.field_count)
                 }
             };
             black_box(&self.fields[..count.min(MAX_FIELDS)]);
@@ -342,28 +349,32 @@ impl<'b, const COPY: bool> Parser<'b> for H1Driver<COPY> {
                 })
             };
             let (len, minor_version, first, second, count) = match kind {
-                Kind::Request => match parse_request(rest, &mut self.fields, &self.config) {
-                    Ok(Status::Complete(h)) => (
-                        h.len,
-                        minor(h.version),
-                        span(h.method)?,
-                        span(h.target)?,
-                        h.field_count,
-                    ),
-                    Ok(Status::Partial) => return Err(Failure::Partial { at }),
-                    Err(e) => return Err(h1_rejected(at, e)),
-                },
-                Kind::Response => match parse_response(rest, &mut self.fields, &self.config) {
-                    Ok(Status::Complete(h)) => (
-                        h.len,
-                        minor(h.version),
-                        h.status.to_string().into_bytes(),
-                        span(h.reason)?,
-                        h.field_count,
-                    ),
-                    Ok(Status::Partial) => return Err(Failure::Partial { at }),
-                    Err(e) => return Err(h1_rejected(at, e)),
-                },
+                Kind::Request => {
+                    match parse_request(rest, &mut self.request, &mut self.fields, &self.config) {
+                        Ok(Status::Complete(len)) => (
+                            len,
+                            minor(self.request.version),
+                            span(self.request.method)?,
+                            span(self.request.target)?,
+                            self.request.field_count,
+                        ),
+                        Ok(Status::Partial) => return Err(Failure::Partial { at }),
+                        Err(e) => return Err(h1_rejected(at, e)),
+                    }
+                }
+                Kind::Response => {
+                    match parse_response(rest, &mut self.response, &mut self.fields, &self.config) {
+                        Ok(Status::Complete(len)) => (
+                            len,
+                            minor(self.response.version),
+                            self.response.status.to_string().into_bytes(),
+                            span(self.response.reason)?,
+                            self.response.field_count,
+                        ),
+                        Ok(Status::Partial) => return Err(Failure::Partial { at }),
+                        Err(e) => return Err(h1_rejected(at, e)),
+                    }
+                }
             };
             let entries = self.fields.get(..count).ok_or(Failure::Rejected {
                 at,

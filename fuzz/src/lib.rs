@@ -63,11 +63,14 @@ struct Outcome<T> {
 
 /// What the request and response heads have in common, for shared checks.
 trait Head: Copy + core::fmt::Debug + PartialEq {
+    /// Storage for a head before it is parsed.
+    const EMPTY: Self;
     fn len(&self) -> usize;
     fn field_count(&self) -> usize;
 }
 
 impl Head for RequestHead {
+    const EMPTY: Self = RequestHead::EMPTY;
     fn len(&self) -> usize {
         self.len
     }
@@ -77,6 +80,7 @@ impl Head for RequestHead {
 }
 
 impl Head for ResponseHead {
+    const EMPTY: Self = ResponseHead::EMPTY;
     fn len(&self) -> usize {
         self.len
     }
@@ -178,13 +182,27 @@ impl Knobs {
     }
 }
 
-/// Runs a parse with fresh storage of `n` entries and keeps what it wrote.
+/// The parsers' result with the head they wrote as a value: `Complete(head)`
+/// for `Complete(len)`, which must be the head's own length.
+fn as_value<T: Head>(r: Result<Status<usize>, Error>, head: T) -> Result<Status<T>, Error> {
+    match r? {
+        Status::Complete(len) => {
+            assert_eq!(len, head.len(), "the length returned is not the head's");
+            Ok(Status::Complete(head))
+        }
+        Status::Partial => Ok(Status::Partial),
+    }
+}
+
+/// Runs a parse with fresh head and field storage of `n` entries and keeps
+/// what it wrote.
 fn run<T: Head>(
     n: usize,
-    parse: impl FnOnce(&mut [Entry]) -> Result<Status<T>, Error>,
+    parse: impl FnOnce(&mut T, &mut [Entry]) -> Result<Status<usize>, Error>,
 ) -> Outcome<T> {
     let mut storage = vec![Entry::EMPTY; n];
-    let result = parse(&mut storage);
+    let mut head = T::EMPTY;
+    let result = as_value(parse(&mut head, &mut storage), head);
     let fields = match &result {
         Ok(Status::Complete(h)) => {
             assert!(
@@ -200,11 +218,11 @@ fn run<T: Head>(
 }
 
 fn request_once(data: &[u8], config: &Config, n: usize) -> Outcome<RequestHead> {
-    run(n, |f| h1_parse::parse_request(data, f, config))
+    run(n, |h, f| h1_parse::parse_request(data, h, f, config))
 }
 
 fn response_once(data: &[u8], config: &Config, n: usize) -> Outcome<ResponseHead> {
-    run(n, |f| h1_parse::parse_response(data, f, config))
+    run(n, |h, f| h1_parse::parse_response(data, h, f, config))
 }
 
 /// Asserts a span lies within `0..end` and returns its bytes.
@@ -446,7 +464,7 @@ fn check_prefix<T: Head>(prefix: &Outcome<T>, full: &Outcome<T>) {
 }
 
 /// One call of [`HeadParser::parse_request`] or [`HeadParser::parse_response`].
-type Step<T> = dyn Fn(&mut HeadParser, &[u8], &mut [Entry]) -> Result<Status<T>, Error>;
+type Step<T> = dyn Fn(&mut HeadParser, &[u8], &mut T, &mut [Entry]) -> Result<Status<usize>, Error>;
 
 /// The incremental parser fed the data in pieces agrees with a one-shot parse
 /// of the bytes so far, and after a complete head and `reset` the same holds
@@ -480,7 +498,8 @@ fn check_incremental<T: Head>(
         let mut last = None;
         for (calls, &cut) in cuts.iter().filter(|&&c| c >= start).enumerate() {
             let buf = &data[start..cut];
-            let result = step(&mut parser, buf, &mut storage);
+            let mut head = T::EMPTY;
+            let result = as_value(step(&mut parser, buf, &mut head, &mut storage), head);
             let fields = match &result {
                 Ok(Status::Complete(h)) => storage[..h.field_count()].to_vec(),
                 _ => Vec::new(),
@@ -530,15 +549,15 @@ pub fn parse_request(data: &[u8]) {
         let out = once(data);
         check_request(data, &config, &out);
         for path in Path::ALL.into_iter().filter(|p| p.is_available()) {
-            let alt = run(STORAGE, |f| {
-                h1_parse::parse_request_with_path(path, data, f, &config)
+            let alt = run(STORAGE, |h, f| {
+                h1_parse::parse_request_with_path(path, data, h, f, &config)
             });
             assert_eq!(alt, out, "path {path:?} differs from the default path");
         }
         check_cut(data, &out, once);
         let prefix = once(&data[..split_point(data, 3)]);
         check_prefix(&prefix, &out);
-        check_incremental(data, &config, &once, &|p, b, f| p.parse_request(b, f));
+        check_incremental(data, &config, &once, &|p, b, h, f| p.parse_request(b, h, f));
     }
     // Small limits and small storage: checked, and an accepted head is
     // accepted unchanged with the default limits.
@@ -561,7 +580,7 @@ pub fn parse_response(data: &[u8]) {
         check_cut(data, &out, once);
         let prefix = once(&data[..split_point(data, 3)]);
         check_prefix(&prefix, &out);
-        check_incremental(data, &config, &once, &|p, b, f| p.parse_response(b, f));
+        check_incremental(data, &config, &once, &|p, b, h, f| p.parse_response(b, h, f));
     }
     let config = knobs.config();
     let out = response_once(data, &config, knobs.storage());

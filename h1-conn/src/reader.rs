@@ -14,22 +14,36 @@ use crate::recv_buf::RecvBuf;
 
 /// A head either role parses: how to parse it, and how to move its spans.
 pub(crate) trait Parsed: Copy {
-    fn one_shot(buf: &[u8], fields: &mut [Entry], config: &Config) -> ParseResult<Self>;
-    fn incremental(p: &mut HeadParser, buf: &[u8], fields: &mut [Entry]) -> ParseResult<Self>;
+    /// Storage for a head before it is parsed.
+    const EMPTY: Self;
+    fn one_shot(buf: &[u8], head: &mut Self, fields: &mut [Entry], config: &Config) -> ParseResult;
+    fn incremental(
+        p: &mut HeadParser,
+        buf: &[u8],
+        head: &mut Self,
+        fields: &mut [Entry],
+    ) -> ParseResult;
     fn len(&self) -> usize;
     fn field_count(&self) -> usize;
     /// The head's own spans (not the fields'), `base` bytes further on.
     fn shift(self, base: usize) -> Option<Self>;
 }
 
-type ParseResult<T> = Result<Status<T>, h1_parse::Error>;
+/// The head's length once it is complete.
+type ParseResult = Result<Status<usize>, h1_parse::Error>;
 
 impl Parsed for RequestHead {
-    fn one_shot(buf: &[u8], fields: &mut [Entry], config: &Config) -> ParseResult<Self> {
-        h1_parse::parse_request(buf, fields, &config.parse)
+    const EMPTY: Self = RequestHead::EMPTY;
+    fn one_shot(buf: &[u8], head: &mut Self, fields: &mut [Entry], config: &Config) -> ParseResult {
+        h1_parse::parse_request(buf, head, fields, &config.parse)
     }
-    fn incremental(p: &mut HeadParser, buf: &[u8], fields: &mut [Entry]) -> ParseResult<Self> {
-        p.parse_request(buf, fields)
+    fn incremental(
+        p: &mut HeadParser,
+        buf: &[u8],
+        head: &mut Self,
+        fields: &mut [Entry],
+    ) -> ParseResult {
+        p.parse_request(buf, head, fields)
     }
     fn len(&self) -> usize {
         self.len
@@ -48,11 +62,17 @@ impl Parsed for RequestHead {
 }
 
 impl Parsed for ResponseHead {
-    fn one_shot(buf: &[u8], fields: &mut [Entry], config: &Config) -> ParseResult<Self> {
-        h1_parse::parse_response(buf, fields, &config.parse)
+    const EMPTY: Self = ResponseHead::EMPTY;
+    fn one_shot(buf: &[u8], head: &mut Self, fields: &mut [Entry], config: &Config) -> ParseResult {
+        h1_parse::parse_response(buf, head, fields, &config.parse)
     }
-    fn incremental(p: &mut HeadParser, buf: &[u8], fields: &mut [Entry]) -> ParseResult<Self> {
-        p.parse_response(buf, fields)
+    fn incremental(
+        p: &mut HeadParser,
+        buf: &[u8],
+        head: &mut Self,
+        fields: &mut [Entry],
+    ) -> ParseResult {
+        p.parse_response(buf, head, fields)
     }
     fn len(&self) -> usize {
         self.len
@@ -175,14 +195,16 @@ impl Reader {
         // takes over when the first look does not find a complete head, and
         // gives the verdict on an incomplete or invalid one, so that the
         // verdict does not depend on how the bytes were read.
+        let mut head = T::EMPTY;
         if !self.parser_started {
-            if let Ok(Status::Complete(head)) = T::one_shot(buf, &mut self.fields, &self.config) {
+            let one = T::one_shot(buf, &mut head, &mut self.fields, &self.config);
+            if let Ok(Status::Complete(_)) = one {
                 return self.accept(head);
             }
             self.parser_started = true;
         }
-        match T::incremental(&mut self.parser, buf, &mut self.fields) {
-            Ok(Status::Complete(head)) => {
+        match T::incremental(&mut self.parser, buf, &mut head, &mut self.fields) {
+            Ok(Status::Complete(_)) => {
                 self.parser_started = false;
                 self.parser.reset();
                 self.accept(head)
@@ -191,10 +213,12 @@ impl Reader {
                 // The incremental parser looks at an unfinished line only
                 // at its limit; at the end, the one-shot parser's verdict
                 // on all the bytes decides, whatever the reads were.
-                HeadStep::Fail(match T::one_shot(buf, &mut self.fields, &self.config) {
-                    Err(e) => Error::Parse(e),
-                    Ok(_) => Error::UnexpectedEof,
-                })
+                HeadStep::Fail(
+                    match T::one_shot(buf, &mut head, &mut self.fields, &self.config) {
+                        Err(e) => Error::Parse(e),
+                        Ok(_) => Error::UnexpectedEof,
+                    },
+                )
             }
             Ok(Status::Partial) => HeadStep::NeedMore,
             Err(e) => HeadStep::Fail(Error::Parse(e)),

@@ -11,8 +11,8 @@ use h1_encode::{
 };
 use h1_headers::{Entry, HeaderBlob};
 use h1_parse::{
-    parse_chunk_size, parse_request, parse_response, parse_trailers, Config, Status,
-    TransferEncoding,
+    parse_chunk_size, parse_request, parse_response, parse_trailers, Config, RequestHead,
+    ResponseHead, Status, TransferEncoding,
 };
 
 struct Rng(u64);
@@ -344,8 +344,9 @@ fn responses_round_trip() {
         for (i, e) in expected.iter().enumerate() {
             let mut entries = [Entry::EMPTY; 64];
             let rest = &buf[pos..];
-            let head = match parse_response(rest, &mut entries, &config) {
-                Ok(Status::Complete(h)) => h,
+            let mut head = ResponseHead::EMPTY;
+            match parse_response(rest, &mut head, &mut entries, &config) {
+                Ok(Status::Complete(len)) => assert_eq!(len, head.len),
                 other => panic!(
                     "{iteration}/{i}: {other:?}\n{:?}",
                     String::from_utf8_lossy(rest)
@@ -465,8 +466,9 @@ fn requests_round_trip() {
         }
 
         let mut entries = [Entry::EMPTY; 64];
-        let parsed = match parse_request(&buf, &mut entries, &config) {
-            Ok(Status::Complete(h)) => h,
+        let mut parsed = RequestHead::EMPTY;
+        match parse_request(&buf, &mut parsed, &mut entries, &config) {
+            Ok(Status::Complete(len)) => assert_eq!(len, parsed.len),
             other => panic!(
                 "{iteration}: {other:?}\n{:?}",
                 String::from_utf8_lossy(&buf)

@@ -85,13 +85,14 @@ fn main() -> ExitCode {
 
 /// Every request in `data`, pipelined ones one after another.
 fn requests(data: &[u8], config: &Config) -> Result<(), Stop> {
+    let mut head = RequestHead::EMPTY;
     let mut fields = vec![Entry::EMPTY; config.max_fields];
     let mut pos = 0;
     let mut n = 0;
     while pos < data.len() {
         let buf = &data[pos..];
-        let head = match h1_parse::parse_request(buf, &mut fields, config) {
-            Ok(Status::Complete(head)) => head,
+        let len = match h1_parse::parse_request(buf, &mut head, &mut fields, config) {
+            Ok(Status::Complete(len)) => len,
             Ok(Status::Partial) => {
                 return Err(Stop::Incomplete(format!(
                     "request head at byte {pos} ({} bytes) has no end yet",
@@ -102,7 +103,7 @@ fn requests(data: &[u8], config: &Config) -> Result<(), Stop> {
         };
         n += 1;
         print_request(n, pos, buf, &head, &fields);
-        pos += head.len;
+        pos += len;
         pos = body(data, pos, &head.framing, true, config)?;
         if closes(&head) {
             if pos < data.len() {
@@ -123,12 +124,13 @@ fn requests(data: &[u8], config: &Config) -> Result<(), Stop> {
 
 /// A response, and the next one after each `1xx`.
 fn responses(data: &[u8], config: &Config) -> Result<(), Stop> {
+    let mut head = ResponseHead::EMPTY;
     let mut fields = vec![Entry::EMPTY; config.max_fields];
     let mut pos = 0;
     loop {
         let buf = &data[pos..];
-        let head = match h1_parse::parse_response(buf, &mut fields, config) {
-            Ok(Status::Complete(head)) => head,
+        let len = match h1_parse::parse_response(buf, &mut head, &mut fields, config) {
+            Ok(Status::Complete(len)) => len,
             Ok(Status::Partial) => {
                 return Err(Stop::Incomplete(format!(
                     "response head at byte {pos} ({} bytes) has no end yet",
@@ -138,7 +140,7 @@ fn responses(data: &[u8], config: &Config) -> Result<(), Stop> {
             Err(e) => return Err(Stop::Invalid(shift(e, pos))),
         };
         print_response(pos, buf, &head, &fields);
-        pos += head.len;
+        pos += len;
         if (100..200).contains(&head.status) && head.status != 101 {
             continue;
         }

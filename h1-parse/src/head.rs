@@ -195,6 +195,18 @@ pub struct Framing {
     pub upgrade: bool,
 }
 
+impl Framing {
+    /// The facts of a head without framing fields.
+    pub const NONE: Framing = Framing {
+        content_length: None,
+        transfer_encoding: TransferEncoding::Absent,
+        connection: ConnectionTokens { bits: 0 },
+        host: None,
+        expect: Expect::None,
+        upgrade: false,
+    };
+}
+
 /// A parsed request head. Spans point into the buffer handed to the parser;
 /// the fields are the first [`RequestHead::field_count`] entries of the
 /// caller's storage.
@@ -223,7 +235,27 @@ pub struct RequestHead {
     pub obs_fold: bool,
 }
 
+impl Default for RequestHead {
+    fn default() -> RequestHead {
+        RequestHead::EMPTY
+    }
+}
+
 impl RequestHead {
+    /// Storage for a head not parsed yet: `GET` with an empty target and no
+    /// fields. The parsers overwrite all of it when a head is complete.
+    pub const EMPTY: RequestHead = RequestHead {
+        len: 0,
+        method: Span::EMPTY,
+        method_kind: Method::Get,
+        target: Span::EMPTY,
+        target_form: TargetForm::Origin,
+        version: Version::Http11,
+        field_count: 0,
+        framing: Framing::NONE,
+        obs_fold: false,
+    };
+
     /// The fields as a view over `buf` (the buffer that was parsed) and the
     /// storage that was handed to the parser.
     #[inline]
@@ -251,7 +283,25 @@ pub struct ResponseHead {
     pub obs_fold: bool,
 }
 
+impl Default for ResponseHead {
+    fn default() -> ResponseHead {
+        ResponseHead::EMPTY
+    }
+}
+
 impl ResponseHead {
+    /// Storage for a head not parsed yet: `HTTP/1.1 200` with no reason and
+    /// no fields. The parsers overwrite all of it when a head is complete.
+    pub const EMPTY: ResponseHead = ResponseHead {
+        len: 0,
+        version: Version::Http11,
+        status: 200,
+        reason: Span::EMPTY,
+        field_count: 0,
+        framing: Framing::NONE,
+        obs_fold: false,
+    };
+
     /// The fields as a view over `buf` and the storage.
     #[inline]
     pub fn fields<'a>(&self, buf: &'a [u8], storage: &'a [Entry]) -> HeadersView<'a> {

@@ -27,19 +27,24 @@ use crate::Config;
 /// Call [`HeadParser::parse_request`] (or `parse_response`) with the whole
 /// buffer received so far each time more bytes arrive; after a head is
 /// complete or an error is returned, call [`HeadParser::reset`] before the
-/// next message (the bytes after `head.len` belong to it).
+/// next message (the bytes after the head's length belong to it). As with
+/// [`parse_request`](crate::parse_request), the head is written into the
+/// caller's `head` once it is complete.
 ///
 /// ```
-/// use h1_parse::{Config, Entry, HeadParser, Status};
+/// use h1_parse::{Config, Entry, HeadParser, RequestHead, Status};
 ///
 /// let msg = b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n";
 /// let mut parser = HeadParser::new(Config::default());
+/// let mut head = RequestHead::EMPTY;
 /// let mut fields = [Entry::EMPTY; 8];
 /// for n in 1..msg.len() {
-///     assert_eq!(parser.parse_request(&msg[..n], &mut fields), Ok(Status::Partial));
+///     let partial = parser.parse_request(&msg[..n], &mut head, &mut fields);
+///     assert_eq!(partial, Ok(Status::Partial));
 /// }
-/// let head = parser.parse_request(msg, &mut fields).unwrap().complete().unwrap();
-/// assert_eq!(head.len, msg.len());
+/// let len = parser.parse_request(msg, &mut head, &mut fields);
+/// assert_eq!(len, Ok(Status::Complete(msg.len())));
+/// assert_eq!(head.target.slice(msg), b"/");
 /// ```
 #[derive(Clone, Debug)]
 pub struct HeadParser {
@@ -97,12 +102,14 @@ impl HeadParser {
         self.end.examined()
     }
 
-    /// Parses a request head from `buf`, the bytes received so far.
+    /// Parses a request head from `buf`, the bytes received so far, into
+    /// `head` and `fields`; the head's length once it is complete.
     pub fn parse_request(
         &mut self,
         buf: &[u8],
+        head: &mut RequestHead,
         fields: &mut [Entry],
-    ) -> Result<Status<RequestHead>, Error> {
+    ) -> Result<Status<usize>, Error> {
         self.renew(buf);
         let start = match self.start {
             Some(s) => s,
@@ -126,18 +133,20 @@ impl HeadParser {
                 }
             }
         };
-        self.parse(true, buf, start, fields, parse_request)
+        self.parse(true, buf, start, head, fields, parse_request)
     }
 
-    /// Parses a response head from `buf`, the bytes received so far.
+    /// Parses a response head from `buf`, the bytes received so far, into
+    /// `head` and `fields`; the head's length once it is complete.
     pub fn parse_response(
         &mut self,
         buf: &[u8],
+        head: &mut ResponseHead,
         fields: &mut [Entry],
-    ) -> Result<Status<ResponseHead>, Error> {
+    ) -> Result<Status<usize>, Error> {
         self.renew(buf);
         let start = *self.start.get_or_insert(0);
-        self.parse(false, buf, start, fields, parse_response)
+        self.parse(false, buf, start, head, fields, parse_response)
     }
 
     /// A buffer shorter than the last one cannot be the same message with
@@ -148,18 +157,19 @@ impl HeadParser {
         }
     }
 
-    fn parse<T>(
+    fn parse<H>(
         &mut self,
         request: bool,
         buf: &[u8],
         start: usize,
+        head: &mut H,
         fields: &mut [Entry],
-        one_shot: OneShot<T>,
-    ) -> Result<Status<T>, Error> {
+        one_shot: OneShot<H>,
+    ) -> Result<Status<usize>, Error> {
         let seen = core::mem::replace(&mut self.seen, buf.len());
         if let Some(end) = self.end.find(&buf[start..]) {
-            return match one_shot(&buf[..start + end], fields, &self.config)? {
-                Status::Complete(head) => Ok(Status::Complete(head)),
+            return match one_shot(&buf[..start + end], head, fields, &self.config)? {
+                Status::Complete(len) => Ok(Status::Complete(len)),
                 // The search found `\n\r\n` or `\n\n`; the parser refuses the
                 // bare LF before it could call the head incomplete.
                 Status::Partial => Err(Error::new(ErrorKind::BareLf, start + end)),
@@ -169,11 +179,11 @@ impl HeadParser {
             // The one-shot parser names the first error (a 414 target, say),
             // or reports the head too large.
             return canonical(
-                one_shot(buf, fields, &self.config),
+                one_shot(buf, head, fields, &self.config),
                 self.config.max_head_len,
             );
         }
-        self.check_lines(request, buf, start, seen, fields, one_shot)?;
+        self.check_lines(request, buf, start, seen, head, fields, one_shot)?;
         Ok(Status::Partial)
     }
 
@@ -185,14 +195,16 @@ impl HeadParser {
     /// for its end, as in the one-shot parser. With obs-fold allowed, the
     /// last complete line is checked again once the next one shows whether
     /// it continues.
-    fn check_lines<T>(
+    #[allow(clippy::too_many_arguments)]
+    fn check_lines<H>(
         &mut self,
         request: bool,
         buf: &[u8],
         start: usize,
         seen: usize,
+        head: &mut H,
         fields: &mut [Entry],
-        one_shot: OneShot<T>,
+        one_shot: OneShot<H>,
     ) -> Result<(), Error> {
         let from = self.checked.max(start);
         // Only new bytes can hold a new LF.
@@ -219,7 +231,8 @@ impl HeadParser {
         if at_limit || bad_method {
             self.long_line_checked |= at_limit;
             self.method_checked |= bad_method;
-            let _partial = one_shot(buf, fields, &self.config)?;
+            // `buf` holds no end of head here, so `head` is not written.
+            let _partial = one_shot(buf, head, fields, &self.config)?;
         }
         Ok(())
     }
@@ -258,8 +271,8 @@ fn not_a_method(request: bool, line: &[u8], start_line: bool) -> bool {
             .any(|&b| b != b'\r' && !is_tchar(b))
 }
 
-/// `parse_request` or `parse_response`.
-type OneShot<T> = fn(&[u8], &mut [Entry], &Config) -> Result<Status<T>, Error>;
+/// `parse_request` or `parse_response`, for a head of type `H`.
+type OneShot<H> = fn(&[u8], &mut H, &mut [Entry], &Config) -> Result<Status<usize>, Error>;
 
 /// The one-shot parser's verdict on a buffer over the head limit: its first
 /// error, which is the head limit itself unless something came before.

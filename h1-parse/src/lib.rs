@@ -2,25 +2,27 @@
 //!
 //! `h1-parse` turns bytes into request and response heads without copying or
 //! allocating: the method, target, reason and every field become
-//! [`Span`]s into the caller's buffer, written into storage
-//! the caller provides. While it walks the head it records the framing facts
-//! later layers need ([`Framing`]: `Content-Length`, the `Transfer-Encoding`
-//! verdict, `Connection` tokens, `Host`, `Expect`, `Upgrade`) so nothing
-//! rescans the head.
+//! [`Span`]s into the caller's buffer, and the head and its fields are
+//! written into storage the caller provides (reused from one head to the
+//! next). While it walks the head it records the framing facts later layers
+//! need ([`Framing`]: `Content-Length`, the `Transfer-Encoding` verdict,
+//! `Connection` tokens, `Host`, `Expect`, `Upgrade`) so nothing rescans the
+//! head.
 //!
 //! ```
-//! use h1_parse::{parse_request, Config, Entry, Method, Status};
+//! use h1_parse::{parse_request, Config, Entry, Method, RequestHead, Status};
 //!
 //! let buf = b"GET /hello HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n";
+//! let mut head = RequestHead::EMPTY;
 //! let mut fields = [Entry::EMPTY; 16];
-//! let head = match parse_request(buf, &mut fields, &Config::default()).unwrap() {
-//!     Status::Complete(head) => head,
+//! let len = match parse_request(buf, &mut head, &mut fields, &Config::default()).unwrap() {
+//!     Status::Complete(len) => len,
 //!     Status::Partial => unreachable!("the head is complete"),
 //! };
 //! assert_eq!(head.method_kind, Method::Get);
 //! assert_eq!(head.target.slice(buf), b"/hello");
 //! assert_eq!(head.fields(buf, &fields).get(b"accept"), Some(&b"*/*"[..]));
-//! assert_eq!(head.len, buf.len());
+//! assert_eq!(len, buf.len());
 //! ```
 //!
 //! The defaults are strict: every ambiguity that has been

@@ -9,15 +9,16 @@
 
 mod common;
 
+use common::HeadValue;
+
 use std::hint::black_box;
 
 use counting_alloc::{allocations, Counting};
 
 use common::*;
+use common::{parse_request, parse_response};
 use h1_headers::Entry;
-use h1_parse::{
-    parse_chunk_size, parse_request, parse_response, parse_trailers, Config, HeadParser, Status,
-};
+use h1_parse::{parse_chunk_size, parse_trailers, Config, HeadParser, Status};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -55,12 +56,12 @@ fn parse_all_requests(buf: &[u8], config: &Config, storage: &mut [Entry]) -> usi
         }
         // The same head through HeadParser, in one read and byte by byte.
         let mut p = HeadParser::new(config.clone());
-        if let Ok(Status::Complete(h2)) = p.parse_request(&buf[at..], storage) {
+        if let Ok(Status::Complete(h2)) = p.request(&buf[at..], storage) {
             sum += h2.len;
         }
         p.reset();
         for end in 0..=h.len {
-            match p.parse_request(&buf[at..at + end], storage) {
+            match p.request(&buf[at..at + end], storage) {
                 Ok(Status::Partial) => {}
                 Ok(Status::Complete(h3)) => {
                     sum += h3.len;
@@ -98,9 +99,8 @@ fn request_parsing_does_not_allocate() {
             .into_iter()
             .filter(|p| p.is_available())
         {
-            let (r, n) = allocations(|| {
-                h1_parse::parse_request_with_path(path, &buf, &mut storage, &config)
-            });
+            let (r, n) =
+                allocations(|| common::parse_request_with_path(path, &buf, &mut storage, &config));
             assert!(matches!(r, Ok(Status::Complete(_))), "{name} {path:?}");
             assert_eq!(n, 0, "{name} {path:?}: {n} allocations");
         }
@@ -119,7 +119,7 @@ fn response_parsing_does_not_allocate() {
         }
         let mut p = HeadParser::new(config.clone());
         for end in 0..=buf.len() {
-            match p.parse_response(&buf[..end], storage) {
+            match p.response(&buf[..end], storage) {
                 Ok(Status::Partial) => {}
                 Ok(Status::Complete(h)) => {
                     sum += h.len;
@@ -193,7 +193,7 @@ fn errors_do_not_allocate() {
             errors += usize::from(parse_trailers(b, &mut storage, &config).is_err());
             let mut p = HeadParser::new(config.clone());
             for end in 0..=b.len() {
-                match p.parse_request(&b[..end], &mut storage) {
+                match p.request(&b[..end], &mut storage) {
                     Ok(Status::Partial) => {}
                     Ok(Status::Complete(_)) => break,
                     Err(e) => {

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::HeadValue;
+
 use common::*;
 use h1_headers::{Entry, Span};
 use h1_parse::{unfold_in_place, Config, ErrorKind as K, HeadParser, Status};
@@ -313,19 +315,19 @@ fn storage_smaller_than_max_fields() {
     let cfg = Config::default();
     let mut storage = [Entry::EMPTY; 4];
     let buf = with_fields(4);
-    let r = h1_parse::parse_request(&buf, &mut storage, &cfg);
+    let r = common::parse_request(&buf, &mut storage, &cfg);
     assert_eq!(r.map(|s| s.complete().map(|h| h.field_count)), Ok(Some(4)));
     let buf = with_fields(5);
-    let e = h1_parse::parse_request(&buf, &mut storage, &cfg).unwrap_err();
+    let e = common::parse_request(&buf, &mut storage, &cfg).unwrap_err();
     assert_eq!(
         (e.kind(), e.offset(), e.status()),
         (K::TooManyFields, line_start(&buf, 4), 431)
     );
-    let e = h1_parse::parse_request(&with_fields(1), &mut [], &cfg).unwrap_err();
+    let e = common::parse_request(&with_fields(1), &mut [], &cfg).unwrap_err();
     assert_eq!((e.kind(), e.offset()), (K::TooManyFields, 16));
     // HeadParser: same.
     let e = HeadParser::new(cfg)
-        .parse_request(&buf, &mut storage)
+        .request(&buf, &mut storage)
         .unwrap_err();
     assert_eq!(
         (e.kind(), e.offset()),
@@ -407,7 +409,7 @@ fn head_parser_refuses_a_long_partial_line_at_the_limit() {
     let mut storage = [Entry::EMPTY; 8];
     let mut verdict = None;
     for n in 0..=buf.len() {
-        match p.parse_request(&buf[..n], &mut storage) {
+        match p.request(&buf[..n], &mut storage) {
             Ok(Status::Partial) => {}
             r => {
                 verdict = Some((n, r));
@@ -440,7 +442,7 @@ fn max_field_line_len_configured() {
     let mut storage = [Entry::EMPTY; 8];
     let mut last = Ok(Status::Partial);
     for n in 1..=long.len() {
-        last = p.parse_request(&long[..n], &mut storage);
+        last = p.request(&long[..n], &mut storage);
         if last != Ok(Status::Partial) {
             break;
         }
@@ -505,7 +507,7 @@ fn max_head_len_with_head_parser() {
             let mut n = 0;
             let got = loop {
                 n = (n + step).min(buf.len());
-                match p.parse_request(&buf[..n], &mut storage) {
+                match p.request(&buf[..n], &mut storage) {
                     Ok(Status::Partial) if n < buf.len() => {}
                     r => break r,
                 }
@@ -537,7 +539,7 @@ fn max_head_len_default() {
         (K::HeadTooLarge, 65536, 431)
     );
     let e = HeadParser::new(Config::default())
-        .parse_request(&buf, &mut [Entry::EMPTY; 128])
+        .request(&buf, &mut [Entry::EMPTY; 128])
         .unwrap_err();
     assert_eq!((e.kind(), e.offset()), (K::HeadTooLarge, 65536));
 }

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::HeadValue;
+
 use common::*;
 use h1_parse::{ErrorKind as K, Method, Status, TargetForm, Version};
 
@@ -745,7 +747,7 @@ fn first_verdict(buf: &[u8], config: &h1_parse::Config) -> (usize, RequestResult
     let mut p = h1_parse::HeadParser::new(config.clone());
     let mut storage = [h1_headers::Entry::EMPTY; 8];
     for n in 0..=buf.len() {
-        match p.parse_request(&buf[..n], &mut storage) {
+        match p.request(&buf[..n], &mut storage) {
             Ok(Status::Partial) => {}
             r => return (n, r),
         }
@@ -793,4 +795,67 @@ fn spans_and_len_leave_the_body_alone() {
     let view = h.fields(buf, &f);
     assert_eq!(view.len(), 2);
     assert_eq!(view.get(b"content-length"), Some(&b"5"[..]));
+}
+
+// ---------------------------------------------------------------------------
+// Head storage reused from one head to the next.
+
+/// Every field of a head written into storage that held another head is
+/// the new head's: the parse of a plain request into storage that held a
+/// request with every framing fact set (and after a partial and a refused
+/// parse into it) equals its parse into fresh storage.
+#[test]
+fn reused_head_storage_keeps_nothing_of_the_last_head() {
+    use h1_parse::{Config, Entry, HeadParser, RequestHead};
+    let cfg = config(|c| c.allow_obs_fold = true);
+    let full = b"OPTIONS * HTTP/1.0\r\nHost: a.example:8080\r\nContent-Length: 7\r\nConnection: close, upgrade\r\nUpgrade: h2c\r\nX: a\r\n  b\r\n\r\n";
+    let plain = b"GET /p HTTP/1.1\r\nHost: b\r\n\r\n";
+    let fresh = |buf: &[u8]| {
+        let mut head = RequestHead::EMPTY;
+        let mut f = [Entry::EMPTY; 8];
+        let r = h1_parse::parse_request(buf, &mut head, &mut f, &cfg);
+        assert_eq!(r, Ok(Status::Complete(buf.len())));
+        head
+    };
+    let want = fresh(plain);
+    let old = fresh(full);
+    let facts = &old.framing;
+    assert!(old.obs_fold && facts.upgrade && facts.connection.close());
+    assert_eq!(facts.content_length, Some(7));
+    assert_eq!(
+        facts.host.map(|h| h.slice(full)),
+        Some(&b"a.example:8080"[..])
+    );
+    assert_eq!(
+        (old.method_kind, old.target_form),
+        (Method::Options, TargetForm::Asterisk)
+    );
+    assert_eq!((old.version, old.field_count), (Version::Http10, 5));
+
+    let mut head = fresh(full);
+    let mut f = [Entry::EMPTY; 8];
+    let r = h1_parse::parse_request(plain, &mut head, &mut f, &cfg);
+    assert_eq!(r, Ok(Status::Complete(plain.len())));
+    assert_eq!(head, want, "one-shot into used storage");
+
+    // A partial and a refused parse first, then the complete one.
+    let mut head = fresh(full);
+    let partial = h1_parse::parse_request(&plain[..20], &mut head, &mut f, &cfg);
+    assert_eq!(partial, Ok(Status::Partial));
+    let refused = h1_parse::parse_request(b"GET / HTTP/1.1\r\n\r\n", &mut head, &mut f, &cfg);
+    assert_eq!(refused.map_err(|e| e.kind()), Err(K::MissingHost));
+    let r = h1_parse::parse_request(plain, &mut head, &mut f, &cfg);
+    assert_eq!(r, Ok(Status::Complete(plain.len())));
+    assert_eq!(head, want, "after a partial and a refused parse");
+
+    // The incremental parser, fed in pieces, into used storage.
+    let mut head = fresh(full);
+    let mut p = HeadParser::new(Config::default());
+    for n in 1..plain.len() {
+        let r = p.parse_request(&plain[..n], &mut head, &mut f);
+        assert_eq!(r, Ok(Status::Partial), "{n} bytes");
+    }
+    let r = p.parse_request(plain, &mut head, &mut f);
+    assert_eq!(r, Ok(Status::Complete(plain.len())));
+    assert_eq!(head, want, "incremental into used storage");
 }

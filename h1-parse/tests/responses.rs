@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::HeadValue;
+
 use common::*;
 use h1_headers::Entry;
 use h1_parse::{ErrorKind as K, HeadParser, Status, TransferEncoding, Version};
@@ -130,14 +132,14 @@ fn line_endings_of_the_status_line() {
     let buf = b"HTTP/1.1 200 OK\nServer: x\n\n";
     let lf = config(|c| c.allow_bare_lf = true);
     let mut f = [Entry::EMPTY; 8];
-    let h = h1_parse::parse_response(buf, &mut f, &lf)
+    let h = common::parse_response(buf, &mut f, &lf)
         .unwrap()
         .complete()
         .unwrap();
     assert_eq!(h.len, buf.len());
     assert_eq!(f[0].value.slice(buf), b"x");
     let buf = b"HTTP/1.1 204\nX: y\r\n\r\n";
-    let h = h1_parse::parse_response(buf, &mut f, &lf)
+    let h = common::parse_response(buf, &mut f, &lf)
         .unwrap()
         .complete()
         .unwrap();
@@ -258,12 +260,9 @@ fn prefixes_are_partial_and_head_parser_agrees() {
         let mut p = HeadParser::new(Default::default());
         let mut storage = [Entry::EMPTY; 16];
         for n in 0..buf.len() {
-            assert_eq!(
-                p.parse_response(&buf[..n], &mut storage),
-                Ok(Status::Partial)
-            );
+            assert_eq!(p.response(&buf[..n], &mut storage), Ok(Status::Partial));
         }
-        assert_eq!(p.parse_response(buf, &mut storage), Ok(Status::Complete(h)));
+        assert_eq!(p.response(buf, &mut storage), Ok(Status::Complete(h)));
         assert_eq!(&storage[..h.field_count], &f[..]);
     }
 }

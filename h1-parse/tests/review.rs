@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::HeadValue;
+
 use common::*;
 use h1_headers::Entry;
 use h1_parse::{ErrorKind as K, HeadParser, Status};
@@ -15,7 +17,7 @@ fn feed(buf: &[u8], config: &h1_parse::Config, step: usize) -> Result<Status<usi
     let mut n = 0;
     loop {
         n = (n + step).min(buf.len());
-        match p.parse_request(&buf[..n], &mut storage) {
+        match p.request(&buf[..n], &mut storage) {
             Ok(Status::Partial) if n < buf.len() => {}
             Ok(Status::Partial) => return Ok(Status::Partial),
             Ok(Status::Complete(h)) => return Ok(Status::Complete(h.len)),
@@ -97,15 +99,11 @@ fn head_parser_survives_a_shorter_buffer_without_reset() {
     let mut p = HeadParser::new(Default::default());
     let mut storage = [Entry::EMPTY; 8];
     let first = b"\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n";
-    assert!(p.parse_request(first, &mut storage).unwrap().is_complete());
+    assert!(p.request(first, &mut storage).unwrap().is_complete());
     // A new, shorter buffer: treated as a new message.
-    assert_eq!(p.parse_request(b"GE", &mut storage), Ok(Status::Partial));
+    assert_eq!(p.request(b"GE", &mut storage), Ok(Status::Partial));
     let second = b"GET /2 HTTP/1.1\r\nHost: a\r\n\r\n";
-    let h = p
-        .parse_request(second, &mut storage)
-        .unwrap()
-        .complete()
-        .unwrap();
+    let h = p.request(second, &mut storage).unwrap().complete().unwrap();
     assert_eq!(h.len, second.len());
 }
 
@@ -244,7 +242,7 @@ fn a_request_line_that_starts_with_no_method_is_refused_when_it_arrives() {
         }
         let mut p = HeadParser::new(Default::default());
         let mut fields = [Entry::EMPTY; 4];
-        assert_eq!(p.parse_request(buf, &mut fields).unwrap_err().offset(), at);
+        assert_eq!(p.request(buf, &mut fields).unwrap_err().offset(), at);
     }
     // Valid prefixes, a CR that may start an empty line, and a bad byte
     // past the method (left to the line end) still wait.
@@ -299,7 +297,7 @@ fn a_defect_past_the_line_limit_is_the_limit() {
     let mut got = Ok(false);
     for n in [100, 8226, head.len()] {
         got = parser
-            .parse_request(&head[..n], &mut storage)
+            .request(&head[..n], &mut storage)
             .map(|s| s.is_complete());
         if got.is_err() {
             break;
@@ -333,22 +331,19 @@ fn leading_empty_lines_and_the_head_limit_give_one_verdict() {
             });
             for input in inputs {
                 let mut storage = [Entry::EMPTY; STORAGE];
-                let whole =
-                    h1_parse::parse_request(input, &mut storage, &c).map(|s| s.is_complete());
+                let whole = common::parse_request(input, &mut storage, &c).map(|s| s.is_complete());
                 let mut parser = HeadParser::new(c.clone());
                 let mut bytewise = Ok(false);
                 for n in 1..=input.len() {
                     bytewise = parser
-                        .parse_request(&input[..n], &mut storage)
+                        .request(&input[..n], &mut storage)
                         .map(|s| s.is_complete());
                     if bytewise.is_err() {
                         break;
                     }
                 }
                 let mut parser = HeadParser::new(c.clone());
-                let one_read = parser
-                    .parse_request(input, &mut storage)
-                    .map(|s| s.is_complete());
+                let one_read = parser.request(input, &mut storage).map(|s| s.is_complete());
                 assert_eq!(
                     one_read, whole,
                     "one read, lf {lf}, limit {limit}, {input:?}"
@@ -374,13 +369,13 @@ fn a_folded_line_over_the_limit_is_the_limit_whatever_ends_it() {
     });
     let head = b"GET / HTTP/1.1\r\nHost: a\r\nX-Long: 0123456789\r\n abcdefghijklmnopqrstuvwxyz\r;\r\n\r\n";
     let mut storage = [Entry::EMPTY; STORAGE];
-    let whole = h1_parse::parse_request(head, &mut storage, &c).map(|s| s.is_complete());
+    let whole = common::parse_request(head, &mut storage, &c).map(|s| s.is_complete());
     assert_eq!(whole.unwrap_err().kind(), K::FieldLineTooLong);
     let mut parser = HeadParser::new(c.clone());
     let mut bytewise = Ok(false);
     for n in 1..=head.len() {
         bytewise = parser
-            .parse_request(&head[..n], &mut storage)
+            .request(&head[..n], &mut storage)
             .map(|s| s.is_complete());
         if bytewise.is_err() {
             break;

@@ -14,13 +14,13 @@
 
 mod common;
 
+use common::HeadValue;
+
 use common::*;
+use common::{parse_request, parse_request_with_path};
 use h1_headers::{Entry, Span};
 use h1_parse::scan::Path;
-use h1_parse::{
-    parse_chunk_size, parse_request, parse_request_with_path, parse_trailers, Config, ErrorKind,
-    HeadParser, Status,
-};
+use h1_parse::{parse_chunk_size, parse_trailers, Config, ErrorKind, HeadParser, Status};
 
 /// Small limits for fields, lines and targets.
 fn small(max_head_len: usize) -> Config {
@@ -146,7 +146,7 @@ fn incremental(buf: &[u8], config: &Config, ends: impl IntoIterator<Item = usize
     let mut p = HeadParser::new(config.clone());
     let mut storage = vec![Entry::EMPTY; STORAGE];
     for end in ends {
-        match p.parse_request(&buf[..end], &mut storage) {
+        match p.request(&buf[..end], &mut storage) {
             Ok(Status::Partial) => {}
             r => {
                 if let Ok(Status::Complete(h)) = &r {
@@ -319,7 +319,7 @@ fn head_parser_responses_agree_with_one_shot() {
                 let mut p = HeadParser::new(config.clone());
                 let mut storage = vec![Entry::EMPTY; STORAGE];
                 for end in ends {
-                    match p.parse_response(&buf[..end], &mut storage) {
+                    match p.response(&buf[..end], &mut storage) {
                         Ok(Status::Partial) => {}
                         r => {
                             if let Ok(Status::Complete(h)) = &r {
@@ -376,7 +376,7 @@ fn head_parser_walks_a_pipelined_stream() {
         let mut storage = vec![Entry::EMPTY; STORAGE];
         let mut start = 0;
         for end in 0..=buf.len() {
-            match p.parse_request(&buf[start..end], &mut storage) {
+            match p.request(&buf[start..end], &mut storage) {
                 Ok(Status::Partial) => {}
                 Ok(Status::Complete(h)) => {
                     got.push((start, h, storage[..h.field_count].to_vec()));
@@ -783,9 +783,9 @@ fn mutated_responses() {
         let k = rng.below(buf.len() + 1);
         let mut p = HeadParser::new(config.clone());
         let mut storage = vec![Entry::EMPTY; STORAGE];
-        let mut got = p.parse_response(&buf[..k], &mut storage);
+        let mut got = p.response(&buf[..k], &mut storage);
         if got == Ok(Status::Partial) {
-            got = p.parse_response(&buf, &mut storage);
+            got = p.response(&buf, &mut storage);
         }
         if got != r && !documented_lag(&buf, &got, &r) {
             failures.push(format!(
@@ -810,16 +810,9 @@ fn head_parser_is_linear_byte_by_byte() {
         let mut p = HeadParser::new(Config::default());
         let mut storage = [Entry::EMPTY; STORAGE];
         for n in 0..first.len() {
-            assert_eq!(
-                p.parse_request(&first[..n], &mut storage),
-                Ok(Status::Partial)
-            );
+            assert_eq!(p.request(&first[..n], &mut storage), Ok(Status::Partial));
         }
-        let h = p
-            .parse_request(&first, &mut storage)
-            .unwrap()
-            .complete()
-            .unwrap();
+        let h = p.request(&first, &mut storage).unwrap().complete().unwrap();
         assert_eq!(h.len, first.len());
         assert!(
             p.examined() < 3 * first.len(),
@@ -841,11 +834,8 @@ fn head_parser_is_linear_byte_by_byte() {
     for k in [1, 100, 2000, large.len() - 1] {
         let mut p = HeadParser::new(Config::default());
         let mut storage = [Entry::EMPTY; STORAGE];
-        assert_eq!(
-            p.parse_request(&large[..k], &mut storage),
-            Ok(Status::Partial)
-        );
-        assert!(p.parse_request(&large, &mut storage).unwrap().is_complete());
+        assert_eq!(p.request(&large[..k], &mut storage), Ok(Status::Partial));
+        assert!(p.request(&large, &mut storage).unwrap().is_complete());
         assert!(
             p.examined() < large.len() + 8,
             "split {k}: {}",

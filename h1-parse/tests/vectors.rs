@@ -17,8 +17,12 @@
 use std::fmt::{self, Write as _};
 
 use h1_headers::Entry;
-use h1_parse::{parse_request, Config, Error, HeadParser, RequestHead, Status, TransferEncoding};
+use h1_parse::{Config, Error, HeadParser, RequestHead, Status, TransferEncoding};
 use serde_json::Value;
+
+mod common;
+
+use common::{parse_request, HeadValue};
 
 /// The repository's copy of the shared vectors (this test is left out of the
 /// crate's package).
@@ -516,7 +520,7 @@ fn check_head(
     let mut fed = 0;
     for k in 0..=sub.len() {
         fed = k;
-        last = Outcome::of(hp.parse_request(&sub[..k], &mut inc_storage), &inc_storage);
+        last = Outcome::of(hp.request(&sub[..k], &mut inc_storage), &inc_storage);
         if last != Outcome::Partial {
             break;
         }

@@ -79,9 +79,10 @@ pub extern "C" fn h1_nostd_serve() -> usize {
 }
 
 fn parse(buf: &[u8]) -> usize {
+    let mut head = h1_parse::RequestHead::EMPTY;
     let mut fields = [Entry::EMPTY; 16];
-    match h1_parse::parse_request(buf, &mut fields, &Config::DEFAULT) {
-        Ok(Status::Complete(head)) => {
+    match h1_parse::parse_request(buf, &mut head, &mut fields, &Config::DEFAULT) {
+        Ok(Status::Complete(_)) => {
             let view = head.fields(buf, &fields);
             let cl = h1_headers::content_length(view.get_all(b"content-length"));
             let host = head.framing.host.unwrap_or(Span::EMPTY);

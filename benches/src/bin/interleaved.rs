@@ -9,10 +9,10 @@
 //! Inputs are file stems from `testdata/inputs/` (default: all five) and
 //! `2_chrome12x16`, sixteen pipelined copies of `2_chrome12` built in memory.
 //! Each parser is the crate's driver ([`H1`], [`Httparse`], [`Pico`]): h1
-//! as the README calls it (the head moved out of the `Result` and read
-//! there, field storage reused, `Config::default()`), httparse at its
+//! as the README calls it (the head and fields parsed into storage the
+//! caller reuses and read there, `Config::default()`), httparse at its
 //! fastest (`parse_with_uninit_headers` for requests). A fourth sample,
-//! [`H1Copied`], copies each head once more, as a caller that stores the head
+//! [`H1Copied`], copies each head once, as a caller that stores the head
 //! elsewhere at once does. The parsers must agree on the input before
 //! anything is timed.
 //!

@@ -60,34 +60,46 @@ fn clamp(buf: &[u8], max_head: usize) -> (&[u8], bool) {
     }
 }
 
-/// Parses a request head from the start of `buf`, writing one [`Entry`] per
-/// field line into `fields`.
+/// Parses a request head from the start of `buf` into `head`, writing one
+/// [`Entry`] per field line into `fields`.
 ///
 /// Returns [`Status::Partial`] while `buf` is a valid prefix of a head, the
-/// head once it is complete, or the first error. Empty lines before the
-/// request line are skipped (RFC 9112 §2.2) and counted in
-/// [`RequestHead::len`]. For heads that arrive in pieces prefer
+/// head's length once it is complete (then `head` holds it), or the first
+/// error. Read `head` only after `Complete`: a partial or refused head may
+/// have been written in part, and a complete one overwrites every field of
+/// it, so the storage can be reused from one head to the next. Empty lines
+/// before the request line are skipped (RFC 9112 §2.2) and counted in the
+/// length. For heads that arrive in pieces prefer
 /// [`HeadParser`](crate::HeadParser), which does not re-parse on every call.
 ///
-/// ```
-/// use h1_parse::{parse_request, Config, Entry, ErrorKind, Status};
+/// The head is written into storage the caller owns, like the fields, and
+/// read there: a head handed back by value would be copied out of the
+/// parser's result right after the parser wrote it, and that copy's wide
+/// loads wait for the parser's narrower stores to land (on small heads
+/// this cost more than the parse).
 ///
+/// ```
+/// use h1_parse::{parse_request, Config, Entry, ErrorKind, RequestHead, Status};
+///
+/// let mut head = RequestHead::EMPTY;
 /// let mut fields = [Entry::EMPTY; 8];
 /// let cfg = Config::default();
-/// assert_eq!(parse_request(b"GET / HTTP/1.1\r\nHost: a", &mut fields, &cfg), Ok(Status::Partial));
+/// let partial = parse_request(b"GET / HTTP/1.1\r\nHost: a", &mut head, &mut fields, &cfg);
+/// assert_eq!(partial, Ok(Status::Partial));
 ///
 /// let smuggle = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n";
-/// let e = parse_request(smuggle, &mut fields, &cfg).unwrap_err();
+/// let e = parse_request(smuggle, &mut head, &mut fields, &cfg).unwrap_err();
 /// assert_eq!(e.kind(), ErrorKind::ContentLengthWithTransferEncoding);
 /// assert_eq!(e.status(), 400);
 /// ```
 #[inline]
 pub fn parse_request(
     buf: &[u8],
+    head: &mut RequestHead,
     fields: &mut [Entry],
     config: &Config,
-) -> Result<Status<RequestHead>> {
-    parse_request_with_path(Path::detected(), buf, fields, config)
+) -> Result<Status<usize>> {
+    parse_request_with_path(Path::detected(), buf, head, fields, config)
 }
 
 /// [`parse_request`] on a chosen scanner [`Path`], for differential tests and
@@ -100,17 +112,20 @@ pub fn parse_request(
 pub fn parse_request_with_path(
     path: Path,
     buf: &[u8],
+    head: &mut RequestHead,
     fields: &mut [Entry],
     config: &Config,
-) -> Result<Status<RequestHead>> {
+) -> Result<Status<usize>> {
     path.run(RequestKernel {
         buf,
+        head,
         fields,
         config,
     })
 }
 
-/// Parses a response head from the start of `buf`.
+/// Parses a response head from the start of `buf` into `head`, as
+/// [`parse_request`] parses a request.
 ///
 /// The framing facts are recorded but not judged against a request: whether
 /// the response has a body depends on the request method and the status,
@@ -118,13 +133,13 @@ pub fn parse_request_with_path(
 /// `Transfer-Encoding` is refused, as is `Transfer-Encoding` in HTTP/1.0.
 ///
 /// ```
-/// use h1_parse::{parse_response, Config, Entry, Status};
+/// use h1_parse::{parse_response, Config, Entry, ResponseHead, Status};
 ///
 /// let buf = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+/// let mut head = ResponseHead::EMPTY;
 /// let mut fields = [Entry::EMPTY; 8];
-/// let Status::Complete(head) = parse_response(buf, &mut fields, &Config::default()).unwrap() else {
-///     panic!("complete");
-/// };
+/// let status = parse_response(buf, &mut head, &mut fields, &Config::default()).unwrap();
+/// assert_eq!(status, Status::Complete(buf.len()));
 /// assert_eq!(head.status, 404);
 /// assert_eq!(head.reason.slice(buf), b"Not Found");
 /// assert_eq!(head.framing.content_length, Some(0));
@@ -132,11 +147,13 @@ pub fn parse_request_with_path(
 #[inline]
 pub fn parse_response(
     buf: &[u8],
+    head: &mut ResponseHead,
     fields: &mut [Entry],
     config: &Config,
-) -> Result<Status<ResponseHead>> {
+) -> Result<Status<usize>> {
     Path::detected().run(ResponseKernel {
         buf,
+        head,
         fields,
         config,
     })
@@ -200,17 +217,19 @@ pub fn unfold_in_place(buf: &mut [u8], value: Span) {
 
 struct RequestKernel<'a, 'b> {
     buf: &'a [u8],
+    head: &'b mut RequestHead,
     fields: &'b mut [Entry],
     config: &'b Config,
 }
 
 impl Kernel for RequestKernel<'_, '_> {
-    type Output = Result<Status<RequestHead>>;
+    type Output = Result<Status<usize>>;
 
     #[inline(always)]
     fn run<C: Classify>(self, c: C) -> Self::Output {
         let RequestKernel {
             buf,
+            head,
             fields,
             config,
         } = self;
@@ -220,7 +239,7 @@ impl Kernel for RequestKernel<'_, '_> {
             Skip::More(_) if cut => return err(K::HeadTooLarge, buf.len()),
             Skip::More(_) => return Ok(Status::Partial),
         };
-        let r = start::request_in(c, buf, start, fields, config);
+        let r = start::request_in(c, buf, start, head, fields, config);
         if cut && matches!(r, Ok(Status::Partial)) {
             return err(K::HeadTooLarge, buf.len());
         }
@@ -230,25 +249,24 @@ impl Kernel for RequestKernel<'_, '_> {
 
 struct ResponseKernel<'a, 'b> {
     buf: &'a [u8],
+    head: &'b mut ResponseHead,
     fields: &'b mut [Entry],
     config: &'b Config,
 }
 
 impl Kernel for ResponseKernel<'_, '_> {
-    type Output = Result<Status<ResponseHead>>;
+    type Output = Result<Status<usize>>;
 
     #[inline(always)]
     fn run<C: Classify>(self, c: C) -> Self::Output {
         let ResponseKernel {
             buf,
+            head,
             fields,
             config,
         } = self;
         let (buf, cut) = clamp(buf, config.max_head_len);
-        // The result is returned as it is, not taken apart and rebuilt: a
-        // rebuilt head is a copy of the one just written, whose loads wait
-        // for its stores.
-        let r = start::response_in(c, buf, fields, config);
+        let r = start::response_in(c, buf, head, fields, config);
         if cut && matches!(r, Ok(Status::Partial)) {
             return err(K::HeadTooLarge, buf.len());
         }

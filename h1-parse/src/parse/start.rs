@@ -298,11 +298,19 @@ pub(super) fn request_in<C: Classify>(
     c: C,
     buf: &[u8],
     start: usize,
+    head: &mut RequestHead,
     fields: &mut [Entry],
     config: &Config,
-) -> Result<Status<RequestHead>> {
+) -> Result<Status<usize>> {
     let mut blocks = Blocks::with_target(c, buf, start);
     let line = ready!(request_line(&mut blocks, buf, start, config)?);
+    // The request line goes into the head now, so its positions need not
+    // be kept (in registers or spilled) through the field walk.
+    head.method = span(start, line.method_end);
+    head.method_kind = line.method_kind;
+    head.target = span(line.target_start, line.target_end);
+    head.target_form = line.target_form;
+    head.version = line.version;
     let mut facts = Facts::new(true, line.version);
     let end = ready!(parse_fields(
         &mut blocks,
@@ -314,17 +322,11 @@ pub(super) fn request_in<C: Classify>(
         &mut Resume::default(),
     )?);
     let transfer_encoding = facts.verdict(end.end)?;
-    Ok(Status::Complete(RequestHead {
-        len: end.end,
-        method: span(start, line.method_end),
-        method_kind: line.method_kind,
-        target: span(line.target_start, line.target_end),
-        target_form: line.target_form,
-        version: line.version,
-        field_count: end.count,
-        framing: facts.framing(transfer_encoding),
-        obs_fold: end.obs_fold,
-    }))
+    head.len = end.end;
+    head.field_count = end.count;
+    head.framing = facts.framing(transfer_encoding);
+    head.obs_fold = end.obs_fold;
+    Ok(Status::Complete(end.end))
 }
 
 /// The form of `target` for `method`, or `None` when the form is not allowed
@@ -444,10 +446,15 @@ pub(super) fn status_line<C: Classify>(
 pub(super) fn response_in<C: Classify>(
     c: C,
     buf: &[u8],
+    head: &mut ResponseHead,
     fields: &mut [Entry],
     config: &Config,
-) -> Result<Status<ResponseHead>> {
+) -> Result<Status<usize>> {
     let line = ready!(status_line(c, buf, config)?);
+    // As for a request line: into the head before the field walk.
+    head.version = line.version;
+    head.status = line.status;
+    head.reason = span(line.reason_start, line.reason_end);
     let mut facts = Facts::new(false, line.version);
     let mut blocks = Blocks::new(c, buf, line.fields_start);
     let end = ready!(parse_fields(
@@ -460,13 +467,9 @@ pub(super) fn response_in<C: Classify>(
         &mut Resume::default(),
     )?);
     let transfer_encoding = facts.verdict(end.end)?;
-    Ok(Status::Complete(ResponseHead {
-        len: end.end,
-        version: line.version,
-        status: line.status,
-        reason: span(line.reason_start, line.reason_end),
-        field_count: end.count,
-        framing: facts.framing(transfer_encoding),
-        obs_fold: end.obs_fold,
-    }))
+    head.len = end.end;
+    head.field_count = end.count;
+    head.framing = facts.framing(transfer_encoding);
+    head.obs_fold = end.obs_fold;
+    Ok(Status::Complete(end.end))
 }

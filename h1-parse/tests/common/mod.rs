@@ -5,9 +5,8 @@
 use std::path::PathBuf;
 
 use h1_headers::Entry;
-use h1_parse::{
-    parse_request, parse_response, Config, Error, ErrorKind, RequestHead, ResponseHead, Status,
-};
+use h1_parse::scan::Path;
+use h1_parse::{Config, Error, ErrorKind, HeadParser, RequestHead, ResponseHead, Status};
 
 /// Field storage handed to the parser: more than the default `max_fields`
 /// (100), so the limit, not the storage, decides.
@@ -17,6 +16,70 @@ pub(crate) const STORAGE: usize = 128;
 pub(crate) type RequestResult = Result<Status<RequestHead>, Error>;
 /// A response parse.
 pub(crate) type ResponseResult = Result<Status<ResponseHead>, Error>;
+
+/// The head as a value, for comparing whole results: `Complete(head)` for
+/// `Complete(len)` (checking `len == head.len`), else the status or error.
+fn as_value<H: Copy>(
+    r: Result<Status<usize>, Error>,
+    head: H,
+    len: impl Fn(&H) -> usize,
+) -> Result<Status<H>, Error> {
+    match r? {
+        Status::Complete(n) => {
+            assert_eq!(n, len(&head), "the length returned is the head's");
+            Ok(Status::Complete(head))
+        }
+        Status::Partial => Ok(Status::Partial),
+    }
+}
+
+/// [`h1_parse::parse_request`], the head returned as a value.
+pub(crate) fn parse_request(buf: &[u8], fields: &mut [Entry], config: &Config) -> RequestResult {
+    let mut head = RequestHead::EMPTY;
+    let r = h1_parse::parse_request(buf, &mut head, fields, config);
+    as_value(r, head, |h| h.len)
+}
+
+/// [`h1_parse::parse_request_with_path`], the head returned as a value.
+pub(crate) fn parse_request_with_path(
+    path: Path,
+    buf: &[u8],
+    fields: &mut [Entry],
+    config: &Config,
+) -> RequestResult {
+    let mut head = RequestHead::EMPTY;
+    let r = h1_parse::parse_request_with_path(path, buf, &mut head, fields, config);
+    as_value(r, head, |h| h.len)
+}
+
+/// [`h1_parse::parse_response`], the head returned as a value.
+pub(crate) fn parse_response(buf: &[u8], fields: &mut [Entry], config: &Config) -> ResponseResult {
+    let mut head = ResponseHead::EMPTY;
+    let r = h1_parse::parse_response(buf, &mut head, fields, config);
+    as_value(r, head, |h| h.len)
+}
+
+/// [`HeadParser`]'s methods with the head returned as a value.
+pub(crate) trait HeadValue {
+    /// [`HeadParser::parse_request`].
+    fn request(&mut self, buf: &[u8], fields: &mut [Entry]) -> RequestResult;
+    /// [`HeadParser::parse_response`].
+    fn response(&mut self, buf: &[u8], fields: &mut [Entry]) -> ResponseResult;
+}
+
+impl HeadValue for HeadParser {
+    fn request(&mut self, buf: &[u8], fields: &mut [Entry]) -> RequestResult {
+        let mut head = RequestHead::EMPTY;
+        let r = self.parse_request(buf, &mut head, fields);
+        as_value(r, head, |h| h.len)
+    }
+
+    fn response(&mut self, buf: &[u8], fields: &mut [Entry]) -> ResponseResult {
+        let mut head = ResponseHead::EMPTY;
+        let r = self.parse_response(buf, &mut head, fields);
+        as_value(r, head, |h| h.len)
+    }
+}
 
 /// The reference inputs (the repository's `testdata/inputs/`), `(file name,
 /// bytes)`, sorted by name. The tests that call this read the repository and
