@@ -644,3 +644,25 @@ fn several_spaces_leniency_does_not_touch_fields() {
     let buf = get_with(b"X : a\r\n");
     assert_error_with(&buf, &c, K::WhitespaceBeforeColon, find(&buf, b"X :") + 1);
 }
+
+#[test]
+fn folded_framing_fields_are_refused_with_the_obs_fold_leniency() {
+    let fold = config(|c| c.allow_obs_fold = true);
+    for line in [
+        &b"Connection: keep-alive,\r\n close"[..],
+        b"Transfer-Encoding: gzip,\r\n chunked",
+        b"Content-Length:\r\n 5",
+        b"Host: a,\r\n b",
+    ] {
+        let buf = [&b"POST / HTTP/1.1\r\nHost: h\r\n"[..], line, b"\r\n\r\n"].concat();
+        let buf = if line.starts_with(b"Host") {
+            [&b"POST / HTTP/1.1\r\n"[..], line, b"\r\n\r\n"].concat()
+        } else {
+            buf
+        };
+        assert_eq!(error_with(&buf, &fold).kind(), K::ObsFold, "{}", show(&buf));
+    }
+    // Other fields may still be folded.
+    let buf = b"GET / HTTP/1.1\r\nHost: h\r\nX-Note: a\r\n b\r\n\r\n";
+    assert!(head_with(buf, &fold).0.obs_fold);
+}

@@ -482,3 +482,14 @@ fn near_miss_names() {
     assert_eq!(f.expect, Expect::None);
     assert_eq!(f.host.unwrap().slice(&buf), b"example.com");
 }
+
+#[test]
+fn content_length_is_limited_to_18_digits() {
+    let ok = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 999999999999999999\r\n\r\n";
+    assert_eq!(
+        head(ok).0.framing.content_length,
+        Some(999_999_999_999_999_999)
+    );
+    let big = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000000000000000\r\n\r\n";
+    assert_eq!(error(big).kind(), K::InvalidContentLength);
+}

@@ -859,3 +859,34 @@ fn reused_head_storage_keeps_nothing_of_the_last_head() {
     assert_eq!(r, Ok(Status::Complete(plain.len())));
     assert_eq!(head, want, "incremental into used storage");
 }
+
+#[test]
+fn userinfo_and_malformed_ipv6_are_refused() {
+    for t in [
+        &b"http://good.example\\@evil.example/"[..],
+        b"http://a@b@c/",
+        b"http://user@example.com/",
+    ] {
+        let buf = with_host(&[&b"GET "[..], t, b" HTTP/1.1"].concat());
+        assert_eq!(error(&buf).kind(), K::InvalidTargetForm, "{}", show(&buf));
+    }
+    for host in [
+        &b"[:::::::]"[..],
+        b"[::1::2]",
+        b"[1:2:3:4:5:6:7:8:9]",
+        b"[12345::]",
+        b"[::1.2.3]",
+    ] {
+        let buf = [&b"GET / HTTP/1.1\r\nHost: "[..], host, b"\r\n\r\n"].concat();
+        assert_eq!(error(&buf).kind(), K::InvalidHost, "{}", show(&buf));
+    }
+    for host in [
+        &b"[::1]"[..],
+        b"[2001:db8::8:800:200c:417a]:443",
+        b"[::ffff:192.0.2.1]",
+        b"[1:2:3:4:5:6:7:8]",
+    ] {
+        let buf = [&b"GET / HTTP/1.1\r\nHost: "[..], host, b"\r\n\r\n"].concat();
+        assert!(head(&buf).0.framing.host.is_some(), "{}", show(&buf));
+    }
+}
