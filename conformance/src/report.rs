@@ -275,6 +275,7 @@ pub fn json(
                 "level": c.level.as_str(),
                 "counts_as": r.verdict.level(c).as_str(),
                 "sentence": c.sentence,
+                "requires": if c.requires_echo { Value::from("echo") } else { Value::Null },
                 "origin": match c.origin { Origin::Suite => "suite", Origin::Vector => "vector" },
                 "verdict": r.verdict.label(),
                 "reason": reason,

@@ -1,0 +1,3 @@
+module go-echo
+
+go 1.19
