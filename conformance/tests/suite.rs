@@ -303,6 +303,34 @@ fn the_judge_notices_each_kind_of_mismatch() {
     }
 }
 
+/// RFC 9110 §5.3: nothing is answered before its head is complete. In
+/// msg-041 the empty line that ends the head comes in a write of its own; a
+/// server that answers after the first write and then skips the CRLF as an
+/// empty line before a request-line (9112 §2.2) gives the right number of
+/// answers, and only the step its answer came after shows it.
+#[test]
+fn an_answer_before_its_head_is_complete_fails() {
+    let cases = cases();
+    let get = |id: &str| cases.iter().find(|c| c.id == id).unwrap().clone();
+    let c = get("msg-041");
+    assert_eq!(c.heads[0].step, 1, "{:?}", c.heads);
+    let mut o = inprocess::run(&c, &echo::config());
+    assert_eq!(judge(&c, &o, ECHO), Verdict::Pass);
+    assert_eq!(o.answers[0].step, 1);
+    o.answers[0].step = 0;
+    assert!(
+        matches!(judge(&c, &o, ECHO), Verdict::Fail(Level::Must, _)),
+        "{:?}",
+        judge(&c, &o, ECHO)
+    );
+    // The second of two requests, its head completed by the second write.
+    let c = get("msg-046");
+    let mut o = inprocess::run(&c, &echo::config());
+    assert_eq!(judge(&c, &o, ECHO), Verdict::Pass);
+    o.answers[1].step = 0;
+    assert!(matches!(judge(&c, &o, Server::OTHER), Verdict::Fail(..)));
+}
+
 // --- live ---
 
 /// Builds h1-conn's `echo` example with the cargo running this test.
