@@ -31,13 +31,16 @@ fn cases() -> Vec<Case> {
 /// the reader work from) are the heads h1 reads from its bytes. A case
 /// added or changed without its declaration fails here, as does a change
 /// in what h1 reads: either way, regenerate the file with `--write-heads`
-/// and review the difference against the RFC before committing it.
+/// and review the difference against the RFC before committing it. A case
+/// that declares a deviation is the exception: its heads are a conforming
+/// server's, and h1 may read others (that is its deviation, which
+/// `every_case_passes_against_h1_in_process` holds h1 to).
 #[test]
 fn h1_reads_the_heads_every_case_declares() {
     let mut differ = Vec::new();
     for c in &cases() {
         let read = echo::heads_read(c);
-        if read != c.heads {
+        if read != c.heads && c.deviation.is_none() {
             differ.push(format!(
                 "{}:\n  declared: {}\n  h1 reads: {}",
                 c.id,
