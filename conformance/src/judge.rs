@@ -217,7 +217,7 @@ fn mismatch(case: &Case, heads: &[Sent], obs: &Observation, server: Server) -> M
             if stopped_early(*before) {
                 return not_persistent();
             }
-            if let Some(why) = answered_before(answers, *before, obs) {
+            if let Some(why) = answered_before(heads, answers, *before, obs) {
                 return fail(why);
             }
             let Some(a) = answers.get(*before) else {
@@ -269,7 +269,7 @@ fn mismatch(case: &Case, heads: &[Sent], obs: &Observation, server: Server) -> M
             if stopped_early(*before) {
                 return not_persistent();
             }
-            if let Some(why) = answered_before(answers, *before, obs) {
+            if let Some(why) = answered_before(heads, answers, *before, obs) {
                 return fail(why);
             }
             let rest = &answers[(*before).min(answers.len())..];
@@ -377,8 +377,13 @@ fn list(value: &[u8]) -> impl Iterator<Item = &[u8]> {
         .filter(|e| !e.is_empty())
 }
 
-/// The first `before` answers must be normal ones.
-fn answered_before(answers: &[Answer], before: usize, obs: &Observation) -> Option<String> {
+/// The first `before` answers must be normal ones, each after its head.
+fn answered_before(
+    heads: &[Sent],
+    answers: &[Answer],
+    before: usize,
+    obs: &Observation,
+) -> Option<String> {
     if answers.len() < before {
         return Some(format!(
             "{} of the {before} requests before the error answered{}",
@@ -386,16 +391,31 @@ fn answered_before(answers: &[Answer], before: usize, obs: &Observation) -> Opti
             ending_note(obs)
         ));
     }
-    answers[..before]
-        .iter()
-        .position(|a| a.status >= 400)
-        .map(|i| {
-            format!(
+    answers[..before].iter().enumerate().find_map(|(i, a)| {
+        if a.status >= 400 {
+            return Some(format!(
                 "request {} (before the error) answered {}",
                 i + 1,
-                answers[i].status
-            )
-        })
+                a.status
+            ));
+        }
+        before_head(i + 1, a, heads.get(i).map_or(0, |s| s.step))
+    })
+}
+
+/// RFC 9110 §5.3: "A server MUST NOT apply a request to the target resource
+/// until it receives the entire request header section". An answer to
+/// request `n` (interim or final) whose first byte came before the step
+/// that completes its head (`head_step`, as declared) answered a request
+/// the server had not yet received: one it dispatched from part of a head.
+fn before_head(n: usize, a: &Answer, head_step: usize) -> Option<String> {
+    (a.step < head_step).then(|| {
+        format!(
+            "request {n} answered after step {} was sent, before its head was complete (step {})",
+            a.step + 1,
+            head_step + 1
+        )
+    })
 }
 
 /// Checks the answer `a` to the `i`th request.
@@ -414,9 +434,12 @@ fn check_request(
             a.status, req.status
         ));
     }
+    let head_step = heads.get(i).map_or(0, |s| s.step);
+    if let Some(why) = before_head(n, a, head_step) {
+        return Some(why);
+    }
     if req.continue_first {
         // Before the step after the one that completed its head was sent.
-        let head_step = heads.get(i).map_or(0, |s| s.step);
         if a.step > head_step {
             return Some(format!(
                 "request {n}: no 100 (Continue) or final answer before the client sent the rest"

@@ -42,8 +42,9 @@ OPTIONS:
                        and declared deviations)
     --list             list the selected cases and exit
     --write-heads      print cases/heads.jsonl (the requests each case holds,
-                       as h1 reads them) for every case and exit; review the
-                       difference before committing it
+                       as h1 reads them; a case declaring a deviation keeps
+                       its declared heads) for every case and exit; review
+                       the difference before committing it
     --timeout SECS     the longest one case may take (live; default 5)
     --trickle N        write each step in pieces of N bytes (1 to 64), pausing
                        after each within a step's first 2 KiB, so the server
@@ -316,9 +317,25 @@ fn write_heads() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A case whose deviation h1 declares keeps the heads the file declares:
+    // they are what a conforming server reads, and h1 reading others is the
+    // deviation. A new such case is declared by hand.
+    let declared = h1_conformance::heads::parse(h1_conformance::heads::HEADS).unwrap_or_default();
     let mut out = String::new();
     for c in &cases {
-        out.push_str(&h1_conformance::heads::line(&c.id, &echo::heads_read(c)));
+        let heads = match declared.get(&c.id) {
+            Some(d) if c.deviation.is_some() => d.clone(),
+            None if c.deviation.is_some() => {
+                eprintln!(
+                    "h1-conformance: {} declares a deviation: h1's reading is written; \
+                     replace it with what a conforming server reads",
+                    c.id
+                );
+                echo::heads_read(c)
+            }
+            _ => echo::heads_read(c),
+        };
+        out.push_str(&h1_conformance::heads::line(&c.id, &heads));
         out.push('\n');
     }
     emit(&out);
