@@ -5,8 +5,9 @@
 
 mod common;
 
+use common::HeadValue;
 use common::*;
-use h1_parse::{ErrorKind as K, Expect, Framing, TransferEncoding};
+use h1_parse::{ErrorKind as K, Expect, Framing, Status, TransferEncoding};
 
 #[track_caller]
 fn framing(buf: &[u8]) -> Framing {
@@ -418,6 +419,35 @@ fn invalid_hosts() {
             assert_eq!(error(&buf).kind(), K::InvalidHost, "1.0 {}", show(v));
         }
     }
+}
+
+/// An empty `Host` is valid grammar: with an absolute-form target the
+/// target's authority governs and the origin server MUST ignore Host (RFC
+/// 9112 §3.2.2), so the request is taken, one-shot and in pieces; with an
+/// origin-form target in HTTP/1.1 h1 refuses it (§3.3 lets a server), while
+/// a malformed Host stays refused with any target.
+#[test]
+fn an_empty_host_is_ignored_beside_an_absolute_form_target() {
+    use h1_parse::{Config, Entry, HeadParser, TargetForm};
+    let buf = b"GET http://example.com/e HTTP/1.1\r\nHost:\r\n\r\n";
+    let (h, _) = head(buf);
+    assert_eq!(h.target_form, TargetForm::Absolute);
+    assert_eq!(h.framing.host.map(|s| s.len()), Some(0));
+    let mut p = HeadParser::new(Config::default());
+    let mut f = [Entry::EMPTY; 8];
+    for n in 1..buf.len() {
+        assert_eq!(
+            p.request(&buf[..n], &mut f),
+            Ok(Status::Partial),
+            "{n} bytes"
+        );
+    }
+    assert_eq!(p.request(buf, &mut f), Ok(Status::Complete(h)));
+
+    let origin = b"GET /e HTTP/1.1\r\nHost:\r\n\r\n";
+    assert_eq!(error(origin).kind(), K::InvalidHost);
+    let malformed = b"GET http://example.com/e HTTP/1.1\r\nHost: a b\r\n\r\n";
+    assert_eq!(error(malformed).kind(), K::InvalidHost);
 }
 
 // ---------------------------------------------------------------------------

@@ -177,6 +177,9 @@ pub(super) struct Facts {
     te_chunked: bool,
     te_other: bool,
     host_count: u32,
+    /// The request-target is in absolute-form (its authority governs, not
+    /// `Host`).
+    pub(super) absolute_target: bool,
 }
 
 impl Facts {
@@ -197,6 +200,7 @@ impl Facts {
             te_chunked: false,
             te_other: false,
             host_count: 0,
+            absolute_target: false,
         }
     }
 
@@ -300,7 +304,14 @@ impl Facts {
             return err(K::DuplicateHost, name_start);
         }
         let value = &buf[value_start..value_end];
-        if !(valid_host(value, false) || value.is_empty() && self.version == Version::Http10) {
+        // An empty value is valid `Host` grammar. h1 refuses it unless
+        // the target's authority governs (absolute-form: RFC 9112 §3.2.2,
+        // the origin server MUST ignore Host then, and a client whose
+        // target has no authority sends it empty) or the request is
+        // HTTP/1.0; otherwise §3.3 lets a server reject it, and a default
+        // host chosen here could differ from a front proxy's.
+        let empty_ok = self.version == Version::Http10 || self.absolute_target;
+        if !(valid_host(value, false) || value.is_empty() && empty_ok) {
             return err(K::InvalidHost, value_start);
         }
         self.set_host(value_start, value_end);

@@ -9,7 +9,7 @@ use super::facts::Facts;
 use super::fields::{parse_fields, Resume};
 use super::start::{request_line, status_line};
 use super::Result;
-use crate::head::Status;
+use crate::head::{Status, TargetForm};
 use crate::scan::{Classify, Kernel, Path};
 use crate::Config;
 
@@ -69,19 +69,24 @@ impl Kernel for CheckKernel<'_> {
             config,
         } = self;
         if check.facts.is_none() {
-            let (version, fields_start) = if request {
+            let (version, absolute, fields_start) = if request {
                 let mut blocks = Blocks::with_target(c, buf, start);
                 match request_line(&mut blocks, buf, start, config)? {
-                    Status::Complete(l) => (l.version, l.fields_start),
+                    Status::Complete(l) => {
+                        let absolute = l.target_form == TargetForm::Absolute;
+                        (l.version, absolute, l.fields_start)
+                    }
                     Status::Partial => return Ok(()),
                 }
             } else {
                 match status_line(c, buf, config)? {
-                    Status::Complete(l) => (l.version, l.fields_start),
+                    Status::Complete(l) => (l.version, false, l.fields_start),
                     Status::Partial => return Ok(()),
                 }
             };
-            check.facts = Some(Facts::new(request, version));
+            let mut facts = Facts::new(request, version);
+            facts.absolute_target = absolute;
+            check.facts = Some(facts);
             check.pos = fields_start;
         }
         let Some(facts) = check.facts.as_mut() else {

@@ -134,7 +134,7 @@ pub(super) struct RequestLine {
     method_kind: Method,
     target_start: usize,
     target_end: usize,
-    target_form: TargetForm,
+    pub(super) target_form: TargetForm,
     pub(super) version: Version,
     /// Where the first field line starts.
     pub(super) fields_start: usize,
@@ -312,6 +312,7 @@ pub(super) fn request_in<C: Classify>(
     head.target_form = line.target_form;
     head.version = line.version;
     let mut facts = Facts::new(true, line.version);
+    facts.absolute_target = line.target_form == TargetForm::Absolute;
     let end = ready!(parse_fields(
         &mut blocks,
         buf,
