@@ -26,7 +26,7 @@
 #             and builds done): every server above, but only the cases of
 #             RFC 9112 §6.3 (message body length), §7.1 (chunked, with its
 #             extensions and trailers) and §9.3 (persistence, pipelining),
-#             181 of the 644; the report goes to $PEERS_OUT or, by
+#             a fifth of the suite; the report goes to $PEERS_OUT or, by
 #             default, /tmp/PEERS-quick.md (never over PEERS.md).
 #
 # Needs root where something is missing: nginx, apache2, golang-go, nodejs
@@ -34,8 +34,9 @@
 # the work directory; the Rust peer builds from crates.io. An install or a
 # build that fails stops the script.
 #
-# Environment: PEERS_OUT (default conformance/PEERS.md), NGINX_PORT (18480),
-#              APACHE_PORT (18481), H11_VERSION (the pinned 0.16.0),
+# Environment: PEERS_OUT (default conformance/PEERS.md), NGINX_PORT and
+#              APACHE_PORT (default 18480 and 18481 when free, else a free
+#              port), H11_VERSION (the pinned 0.16.0),
 #              CARGO_TARGET_DIR (default target/ at the root),
 #              KEEP=1 keeps the work directory (configs, logs, JSON reports).
 set -euo pipefail
@@ -65,8 +66,23 @@ else
     filters=()
     subset=""
 fi
-nginx_port=${NGINX_PORT:-18480}
-apache_port=${APACHE_PORT:-18481}
+# A loopback port nothing listens on: the default when it is free, else one
+# the kernel picks. A server already on a fixed port (another run of this
+# script, say) would otherwise answer in place of the one started here.
+free_port() { # default
+    python3 - "$1" <<'PY'
+import socket, sys
+for port in (int(sys.argv[1]), 0):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    print(s.getsockname()[1])
+    s.close()
+    break
+PY
+}
 h11_version=${H11_VERSION:-0.16.0}
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 apache_modules=/usr/lib/apache2/modules
@@ -99,6 +115,8 @@ fi
 for tool in nginx apache2 go node python3; do
     command -v "$tool" >/dev/null || { echo "run-peers.sh: $tool is still missing" >&2; exit 1; }
 done
+nginx_port=${NGINX_PORT:-$(free_port 18480)}
+apache_port=${APACHE_PORT:-$(free_port 18481)}
 
 work=$(mktemp -d)
 # Apache's process serves its files as www-data.
