@@ -580,7 +580,9 @@ pub fn parse_response(data: &[u8]) {
         check_cut(data, &out, once);
         let prefix = once(&data[..split_point(data, 3)]);
         check_prefix(&prefix, &out);
-        check_incremental(data, &config, &once, &|p, b, h, f| p.parse_response(b, h, f));
+        check_incremental(data, &config, &once, &|p, b, h, f| {
+            p.parse_response(b, h, f)
+        });
     }
     let config = knobs.config();
     let out = response_once(data, &config, knobs.storage());
