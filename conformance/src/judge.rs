@@ -137,18 +137,28 @@ fn mismatch(case: &Case, heads: &[Sent], obs: &Observation, server: Server) -> M
     };
     match &case.outcome {
         Outcome::Accept { requests, close } => {
-            if stopped_early(requests.len())
+            // A request the case lets the server refuse (its statuses
+            // allow a refusal to parse or frame it, e.g. `["2xx", 400]` for
+            // a MAY the RFC leaves open) ends the sequence when refused:
+            // the server cannot read past a message it did not parse.
+            let refused = answers
+                .iter()
+                .zip(requests)
+                .position(|(a, r)| REFUSALS.contains(&a.status) && r.status.allows(a.status));
+            if refused.is_none()
+                && stopped_early(requests.len())
                 && answers
                     .iter()
                     .zip(requests)
-                    .all(|(a, r)| accepted(r, a.status, server))
+                    .all(|(a, r)| accepted(case, r, a.status, server))
             {
                 return not_persistent();
             }
             if let Some(why) = optional_feature_refused(heads, answers, server) {
                 return Miss::NotApplicable(why);
             }
-            for (i, req) in requests.iter().enumerate() {
+            let expected = refused.map_or(requests.len(), |i| i + 1);
+            for (i, req) in requests.iter().enumerate().take(expected) {
                 let Some(a) = answers.get(i) else {
                     return fail(format!(
                         "{} of {} requests answered{}",
@@ -157,20 +167,36 @@ fn mismatch(case: &Case, heads: &[Sent], obs: &Observation, server: Server) -> M
                         ending_note(obs)
                     ));
                 };
-                if let Some(why) = check_request(heads, i, req, a, obs, server) {
+                if let Some(why) = check_request(case, heads, i, req, a, obs, server) {
                     return fail(why);
                 }
             }
-            if answers.len() > requests.len() {
+            if answers.len() > expected {
                 return fail(format!(
                     "{} answers to {} requests: the server read a request that is not there ({})",
                     answers.len(),
-                    requests.len(),
-                    statuses(&answers[requests.len()..])
+                    expected,
+                    statuses(&answers[expected..])
                 ));
             }
             if let Some(why) = broken {
                 return fail(why.to_string());
+            }
+            if let Some(i) = refused {
+                // Refused as the case allows: the close is the sentence's
+                // where the case says so, else 9112 §2.2's SHOULD.
+                if obs.ending != Ending::Closed {
+                    let why = format!(
+                        "answered {} to request {}, then kept the connection open; it must close",
+                        answers[i].status,
+                        i + 1
+                    );
+                    return match close {
+                        Some(true) => fail(why),
+                        _ => Miss::Fail(level.max(Level::Should), why),
+                    };
+                }
+                return Miss::None;
             }
             match close {
                 Some(true) if !matches!(obs.ending, Ending::Closed | Ending::Switched) => {
@@ -320,9 +346,42 @@ fn optional_feature_refused(heads: &[Sent], answers: &[Answer], server: Server) 
 /// Whether `status` answers `req` normally: one of its statuses, or for a
 /// server without the echo contract any policy answer (not a refusal to
 /// parse or frame it).
-fn accepted(req: &Req, status: u16, server: Server) -> bool {
+///
+/// A 501 to a request framed by `Transfer-Encoding` is the server saying
+/// it does not understand the coding (RFC 9112 §6.1: "A server that
+/// receives a request message with a transfer coding it does not
+/// understand SHOULD respond with 501"): a refusal of the framing, not a
+/// policy answer, unless the method is one such a server may not
+/// implement (only GET and HEAD are required, 9110 §9.1; POST is assumed).
+fn accepted(case: &Case, req: &Req, status: u16, server: Server) -> bool {
     req.status.allows(status)
-        || (!server.echo && (300..600).contains(&status) && !REFUSALS.contains(&status))
+        || (!server.echo
+            && (300..600).contains(&status)
+            && !REFUSALS.contains(&status)
+            && (status != 501 || !te_framed(case)))
+}
+
+/// The case's first request is a GET, HEAD or POST with a
+/// `Transfer-Encoding` field line in its head.
+fn te_framed(case: &Case) -> bool {
+    let Some(raw) = case.steps.first() else {
+        return false;
+    };
+    let start = raw
+        .iter()
+        .position(|&b| b != b'\r' && b != b'\n')
+        .unwrap_or(0);
+    let raw = &raw[start..];
+    let head = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(raw, |p| &raw[..p + 2]);
+    ["GET ", "HEAD ", "POST "]
+        .iter()
+        .any(|m| head.starts_with(m.as_bytes()))
+        && head
+            .windows(19)
+            .any(|w| w.eq_ignore_ascii_case(b"\ntransfer-encoding:"))
 }
 
 /// RFC 9110 §15.2.2 and §7.8: a 101 names the protocol switched to, one
@@ -420,6 +479,7 @@ fn before_head(n: usize, a: &Answer, head_step: usize) -> Option<String> {
 
 /// Checks the answer `a` to the `i`th request.
 fn check_request(
+    case: &Case,
     heads: &[Sent],
     i: usize,
     req: &Req,
@@ -428,7 +488,7 @@ fn check_request(
     server: Server,
 ) -> Option<String> {
     let n = i + 1;
-    if !accepted(req, a.status, server) {
+    if !accepted(case, req, a.status, server) {
         return Some(format!(
             "request {n} answered {}; want {}",
             a.status, req.status

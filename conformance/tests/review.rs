@@ -636,3 +636,105 @@ fn an_https_target_answered_200_fails_for_any_server() {
     let o = obs(vec![misdirected], Ending::Open);
     assert_eq!(judge(&c, &o, PLAIN), Verdict::Pass);
 }
+
+/// Issue 16's review: a request the case lets the server refuse (len-018,
+/// RFC 9110 §8.6: an identical Content-Length list "MAY either reject the
+/// message as invalid or replace" it) ends the sequence when refused. The
+/// judge wanted every request of the sequence answered, so the refusal the
+/// case allows failed ("1 of 2 requests answered").
+#[test]
+fn an_allowed_refusal_ends_an_accepted_sequence() {
+    let c = get("len-018");
+    let mut refused = echo_answer(400, b"POST", b"/list", b"", 0);
+    refused.echo = None;
+    let v = judge(&c, &obs(vec![refused.clone()], Ending::Closed), ECHO);
+    assert_eq!(v, Verdict::Pass);
+    // Refused and kept open: 9112 §2.2's SHOULD close, at most SHOULD.
+    let v = judge(&c, &obs(vec![refused.clone()], Ending::Open), ECHO);
+    assert!(
+        matches!(v, Verdict::Fail(Level::Should | Level::May, _)),
+        "{v:?}"
+    );
+    // Refused, then a request read past the refusal.
+    let v = judge(
+        &c,
+        &obs(
+            vec![refused, echo_answer(200, b"GET", b"/next", b"", 0)],
+            Ending::Closed,
+        ),
+        ECHO,
+    );
+    assert!(matches!(v, Verdict::Fail(..)), "{v:?}");
+}
+
+/// Issue 16's review: a 501 to a request framed by `Transfer-Encoding:
+/// chunked,` (te-031) is RFC 9112 §6.1's answer to "a transfer coding it
+/// does not understand": the server refused the chunked framing that it
+/// MUST parse. The judge took it for a policy answer from a server without
+/// the echo contract, so nginx passed the MUST case.
+#[test]
+fn a_501_to_chunked_is_a_refusal_for_a_plain_server() {
+    for id in ["te-031", "len-029", "chunk-ok-014"] {
+        let c = get(id);
+        let mut a = echo_answer(501, b"POST", b"/", b"", 0);
+        a.echo = None;
+        let v = judge(&c, &obs(vec![a], Ending::Closed), PLAIN);
+        assert!(matches!(v, Verdict::Fail(Level::Must, _)), "{id}: {v:?}");
+    }
+    // A 501 to CONNECT stays a policy answer.
+    let c = cases_with(|c| {
+        c.steps[0].starts_with(b"CONNECT ")
+            && matches!(&c.outcome, Outcome::Accept { requests, .. } if requests.len() == 1)
+    });
+    let mut a = echo_answer(501, b"CONNECT", b"", b"", 0);
+    a.echo = None;
+    let v = judge(&c, &obs(vec![a], Ending::Closed), PLAIN);
+    assert!(!matches!(v, Verdict::Fail(..)), "{}: {v:?}", c.id);
+}
+
+/// Issue 16's review: vectors the RFC lets a server answer either way are
+/// imported with both answers allowed: an accepted vector's `alt_status`
+/// (cl-005, cl-006: 9110 §8.6 MAY reject or replace), bare LF in the
+/// request line and fields (le-001: 9112 §2.2 MAY recognize a single LF),
+/// an empty Host (host-009: 9112 §3.3 "can reject the request or determine
+/// whether a configured default applies"), and CONNECT's "MUST reject ...
+/// typically by responding with a 400" (conn-002).
+#[test]
+fn vectors_that_allow_either_answer_pass_both() {
+    for id in ["cl-005", "cl-006", "le-001", "le-002", "host-009"] {
+        let c = get(id);
+        let mut refused = echo_answer(400, b"POST", b"/", b"", 0);
+        refused.echo = None;
+        let v = judge(&c, &obs(vec![refused], Ending::Closed), ECHO);
+        assert_eq!(v, Verdict::Pass, "{id} refused");
+    }
+    for id in ["le-001", "le-002", "host-009"] {
+        let c = get(id);
+        let v = judge(
+            &c,
+            &obs(vec![echo_answer(200, b"GET", b"/", b"", 0)], Ending::Open),
+            ECHO,
+        );
+        assert_eq!(v, Verdict::Pass, "{id} accepted");
+    }
+    let c = get("le-010");
+    let body = b"GET / HTTP/1.1\r\nDummy: ";
+    let v = judge(
+        &c,
+        &obs(
+            vec![
+                echo_answer(200, b"GET", b"/", body, 0),
+                echo_answer(200, b"GET", b"/admin", b"", 0),
+            ],
+            Ending::Open,
+        ),
+        ECHO,
+    );
+    assert_eq!(v, Verdict::Pass, "le-010 accepted");
+    for status in [404, 405, 501] {
+        let mut a = echo_answer(status, b"CONNECT", b"", b"", 0);
+        a.echo = None;
+        let v = judge(&get("conn-002"), &obs(vec![a], Ending::Closed), ECHO);
+        assert_eq!(v, Verdict::Pass, "conn-002 {status}");
+    }
+}
