@@ -2,13 +2,17 @@
 //! value, for one 64-byte block at a time, streaming forward through a head
 //! so each block is classified once.
 
-use crate::scan::{block_at, low_bits, Block, Classify, Stop};
+use crate::scan::{low_bits, Block, Classify, Stop};
 
 /// Masks of the 64 bytes at `base`: bit `i` of `nt` is set when byte
 /// `base + i` is not a tchar, of `nv` when it may not be in a field value.
 /// Past the end of the buffer every byte counts as both, so a scan stops at
 /// `buf.len()` when nothing else stops it.
-pub(super) struct Blocks<C> {
+///
+/// With `SHORT` the buffer is known to be shorter than a block: its one
+/// block is classified once and the cursor never moves, so the walk carries
+/// no code (and no vector constants) for moving it.
+pub(super) struct Blocks<C, const SHORT: bool> {
     pub(super) c: C,
     pub(super) base: usize,
     pub(super) nt: u64,
@@ -22,7 +26,7 @@ pub(super) struct Blocks<C> {
     non_target: u64,
 }
 
-impl<C: Classify> Blocks<C> {
+impl<C: Classify, const SHORT: bool> Blocks<C, SHORT> {
     /// The cursor at the block starting at `at`.
     #[inline(always)]
     pub(super) fn new(c: C, buf: &[u8], at: usize) -> Self {
@@ -38,7 +42,8 @@ impl<C: Classify> Blocks<C> {
 
     #[inline(always)]
     fn new_with(c: C, buf: &[u8], at: usize, target: bool) -> Self {
-        if buf.len() < 64 {
+        debug_assert!(!SHORT || buf.len() < 64);
+        if SHORT || buf.len() < 64 {
             // The only block this buffer has: `at <= buf.len() < 64`, and the
             // walk never moves the cursor past it.
             let [t, v, g] = c.short_masks(buf);
@@ -87,6 +92,11 @@ impl<C: Classify> Blocks<C> {
 
     #[inline(always)]
     fn load(&mut self, buf: &[u8]) {
+        if SHORT {
+            // Never reached: a short buffer's cursor stays on its block.
+            (self.nt, self.nv) = (u64::MAX, u64::MAX);
+            return;
+        }
         match buf.get(self.base..self.base + 64) {
             Some(b) => {
                 let b: &Block = b.try_into().unwrap_or(&[0; 64]);
@@ -131,6 +141,9 @@ impl<C: Classify> Blocks<C> {
     /// 64-byte stride so no block is classified twice.
     #[inline(always)]
     pub(super) fn seek(&mut self, buf: &[u8], pos: usize) {
+        if SHORT {
+            return;
+        }
         let d = (pos - self.base) & !63;
         if d != 0 {
             self.base += d;
@@ -141,6 +154,11 @@ impl<C: Classify> Blocks<C> {
     /// The next block.
     #[inline(always)]
     pub(super) fn advance(&mut self, buf: &[u8]) {
+        if SHORT {
+            // Never reached (see `load`): past the end, every byte stops.
+            (self.nt, self.nv) = (u64::MAX, u64::MAX);
+            return;
+        }
         self.base += 64;
         self.load(buf);
     }
@@ -161,8 +179,7 @@ fn tail_mask<C: Classify>(c: C, buf: &[u8], at: usize, stop: Stop) -> u64 {
         let b: &Block = buf[from..].try_into().unwrap_or(&[0; 64]);
         return stop.mask(c, b) >> (at - from) | past_end;
     }
-    let mut tmp = [0u8; 64];
-    stop.mask(c, block_at(buf, at, &mut tmp)) | past_end
+    c.short_mask(&buf[at..], stop) | past_end
 }
 
 /// The `stop` mask of the 64 bytes at `at`.

@@ -9,7 +9,7 @@ use super::fields::{FieldSink, Line};
 use super::{err, Result};
 use crate::error::ErrorKind as K;
 use crate::head::{ConnectionTokens, Expect, Framing, TransferEncoding, Version};
-use crate::scan::low_bits;
+use crate::scan::{low_bits, Classify, Stop};
 
 /// Whether the token `name` (or a field value that is not folded, so holds
 /// no CR) equals `lower`, an all-lowercase name of 4 to 24 letters and `-`. For tchars, OR-ing 0x20 maps exactly the two cases of a
@@ -51,6 +51,16 @@ fn lone_connection_token(value: &[u8]) -> Option<u8> {
     }
 }
 
+/// The field names [`Facts`] acts on.
+const FRAMING_NAMES: [&[u8]; 6] = [
+    b"host",
+    b"expect",
+    b"upgrade",
+    b"connection",
+    b"content-length",
+    b"transfer-encoding",
+];
+
 impl FieldSink for Facts {
     /// Takes every line except `Expect`, `Content-Length`,
     /// `Transfer-Encoding`, a `Connection` that is not a lone `keep-alive`
@@ -59,14 +69,14 @@ impl FieldSink for Facts {
     /// handled the same way (`field_inline_agrees_with_field` checks it for
     /// every framing name: add a new one there too).
     #[inline(always)]
-    fn field_inline(&mut self, buf: &[u8], l: Line) -> bool {
+    fn field_inline<C: Classify>(&mut self, c: C, buf: &[u8], l: Line) -> bool {
         let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
         let value = || buf.get(l.value_start..l.value_end).unwrap_or_default();
         match l.name_end.wrapping_sub(l.name_start) {
-            4 if self.request && name_is(name(), b"host") => self.usual_first_host(buf, l),
-            6 if self.request && name_is(name(), b"expect") => false,
+            4 if self.is(REQUEST) && name_is(name(), b"host") => self.usual_first_host(c, buf, l),
+            6 if self.is(REQUEST) && name_is(name(), b"expect") => false,
             7 if name_is(name(), b"upgrade") => {
-                self.upgrade = true;
+                self.flags |= UPGRADE;
                 true
             }
             10 if name_is(name(), b"connection") => match lone_connection_token(value()) {
@@ -85,27 +95,27 @@ impl FieldSink for Facts {
     /// Names are told apart by length first, then compared a word at a time;
     /// only a framing field leaves this inlined match.
     #[inline(always)]
-    fn field(&mut self, buf: &[u8], l: Line) -> Result<()> {
+    fn field<C: Classify>(&mut self, c: C, buf: &[u8], l: Line) -> Result<()> {
         // The name is sliced only for a length a framing field has.
         let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
         if l.folded {
             return folded(name(), l.value_start);
         }
         match l.name_end.wrapping_sub(l.name_start) {
-            4 if self.request && name_is(name(), b"host") => {
+            4 if self.is(REQUEST) && name_is(name(), b"host") => {
                 // The first Host with a usual value is decided inline; the
                 // rest (a repeat, an IP literal, an error) out of line.
-                if self.usual_first_host(buf, l) {
+                if self.usual_first_host(c, buf, l) {
                     return Ok(());
                 }
                 self.host(buf, l.name_start, l.value_start, l.value_end)
             }
-            6 if self.request && name_is(name(), b"expect") => {
+            6 if self.is(REQUEST) && name_is(name(), b"expect") => {
                 self.expect(&buf[l.value_start..l.value_end]);
                 Ok(())
             }
             7 if name_is(name(), b"upgrade") => {
-                self.upgrade = true;
+                self.flags |= UPGRADE;
                 Ok(())
             }
             10 if name_is(name(), b"connection") => {
@@ -130,15 +140,7 @@ impl FieldSink for Facts {
 #[cold]
 #[inline(never)]
 fn folded(name: &[u8], value_start: usize) -> Result<()> {
-    const FRAMING: [&[u8]; 6] = [
-        b"host",
-        b"expect",
-        b"upgrade",
-        b"connection",
-        b"content-length",
-        b"transfer-encoding",
-    ];
-    if FRAMING.iter().any(|f| name.eq_ignore_ascii_case(f)) {
+    if FRAMING_NAMES.iter().any(|f| name.eq_ignore_ascii_case(f)) {
         return err(K::ObsFold, value_start);
     }
     Ok(())
@@ -151,57 +153,76 @@ const MAX_CONTENT_LENGTH: u64 = 999_999_999_999_999_999;
 /// [`MAX_CONTENT_LENGTH`], so no accepted value.
 const NO_LENGTH: u64 = u64::MAX;
 
+// [`Facts::flags`]: one word for the yes/no facts, so starting and finishing
+// a head's facts is a store and a test each.
+/// A request (`Host` and `Expect` apply).
+const REQUEST: u16 = 1;
+/// The message is HTTP/1.0.
+const HTTP10: u16 = 1 << 1;
+/// The request-target is in absolute-form (its authority governs, not
+/// `Host`).
+const ABSOLUTE: u16 = 1 << 2;
+/// An HTTP/1.1 request whose `Host` has not been seen yet.
+const HOST_MISSING: u16 = 1 << 3;
+/// A `Host` was recorded.
+const HOST_SEEN: u16 = 1 << 4;
+/// An `Upgrade` field is present.
+const UPGRADE: u16 = 1 << 5;
+/// A `Transfer-Encoding` field was seen ...
+const TE_SEEN: u16 = 1 << 6;
+/// ... listing `chunked` (last so far) ...
+const TE_CHUNKED: u16 = 1 << 7;
+/// ... and other codings.
+const TE_OTHER: u16 = 1 << 8;
+
 /// Accumulates the framing facts while the fields go by.
 #[derive(Clone, Debug)]
 pub(super) struct Facts {
-    request: bool,
-    version: Version,
-    // The fields of the [`Framing`] being gathered, kept apart rather than
-    // as one `Framing`: [`Facts::finish`] then reads each at the width it
-    // was written, where copying a whole `Framing` read several fields
-    // with one load and stalled on store forwarding.
-    // The agreed `Content-Length`, or [`NO_LENGTH`]: one word, for the
-    // reason `host` is one.
-    content_length: u64,
+    flags: u16,
     connection: u8,
-    // `Host`'s value, valid once `host_count` is 1: offset (low half) and
+    expect: Expect,
+    // The agreed `Content-Length`, or [`NO_LENGTH`]: one word, read back
+    // at the width it was written.
+    content_length: u64,
+    // `Host`'s value, valid with [`HOST_SEEN`]: offset (low half) and
     // length packed in one word, written and read whole. An `Option<Span>`
     // here was written as a tag and two halves and read back with one
     // load across them, which waits for all three stores to land.
     host: u64,
-    expect: Expect,
-    upgrade: bool,
     content_length_at: usize,
     te_at: usize,
-    te_seen: bool,
-    te_chunked: bool,
-    te_other: bool,
-    host_count: u32,
-    /// The request-target is in absolute-form (its authority governs, not
-    /// `Host`).
-    pub(super) absolute_target: bool,
 }
 
 impl Facts {
-    /// Facts for a request (`Host`, `Expect` apply) or a response.
+    /// Facts for a request (`Host`, `Expect` apply) or a response of
+    /// `version`, whose target is in absolute-form (`absolute`, requests
+    /// only).
     #[inline(always)]
-    pub(super) fn new(request: bool, version: Version) -> Facts {
+    pub(super) fn new(request: bool, version: Version, absolute: bool) -> Facts {
+        let http10 = version == Version::Http10;
+        let mut flags = if request { REQUEST } else { 0 };
+        if http10 {
+            flags |= HTTP10;
+        } else if request {
+            flags |= HOST_MISSING;
+        }
+        if absolute {
+            flags |= ABSOLUTE;
+        }
         Facts {
-            request,
-            version,
-            content_length: NO_LENGTH,
+            flags,
             connection: 0,
-            host: 0,
             expect: Expect::None,
-            upgrade: false,
+            content_length: NO_LENGTH,
+            host: 0,
             content_length_at: 0,
             te_at: 0,
-            te_seen: false,
-            te_chunked: false,
-            te_other: false,
-            host_count: 0,
-            absolute_target: false,
         }
+    }
+
+    #[inline(always)]
+    fn is(&self, flag: u16) -> bool {
+        self.flags & flag != 0
     }
 
     /// `Expect` is a list (`#expectation`, RFC 9110 §10.1.1) whose empty
@@ -229,12 +250,12 @@ impl Facts {
         }
     }
 
-    /// The first `Host` of a request with a usual value (see [`host_fast`]):
-    /// recorded, and `true`. Anything else is left to [`Facts::host`].
+    /// The first `Host` of a request with a usual value (see
+    /// [`host_usual`]): recorded, and `true`. Anything else is left to
+    /// [`Facts::host`].
     #[inline(always)]
-    fn usual_first_host(&mut self, buf: &[u8], l: Line) -> bool {
-        if self.host_count == 0 && host_fast(buf, l.value_start, l.value_end) {
-            self.host_count = 1;
+    fn usual_first_host<C: Classify>(&mut self, c: C, buf: &[u8], l: Line) -> bool {
+        if !self.is(HOST_SEEN) && host_usual(c, buf, l.value_start, l.value_end) {
             self.set_host(l.value_start, l.value_end);
             return true;
         }
@@ -246,6 +267,7 @@ impl Facts {
     #[inline(always)]
     fn set_host(&mut self, start: usize, end: usize) {
         debug_assert!(start <= end && end <= Span::MAX);
+        self.flags = self.flags & !HOST_MISSING | HOST_SEEN;
         self.host = (start as u64) | ((end - start) as u64) << 32;
     }
 
@@ -276,8 +298,11 @@ impl Facts {
         value_end: usize,
     ) -> Result<()> {
         let value = &buf[value_start..value_end];
-        let n =
-            parse_content_length(value).or_else(|_| err(K::InvalidContentLength, value_start))?;
+        let n = match plain_digits(value) {
+            Some(n) => n,
+            None => parse_content_length(value)
+                .or_else(|_| err(K::InvalidContentLength, value_start))?,
+        };
         // 18 digits: a bound every peer can hold (the shared profile's).
         if n > MAX_CONTENT_LENGTH {
             return err(K::InvalidContentLength, value_start);
@@ -299,8 +324,7 @@ impl Facts {
         value_start: usize,
         value_end: usize,
     ) -> Result<()> {
-        self.host_count += 1;
-        if self.host_count > 1 {
+        if self.is(HOST_SEEN) {
             return err(K::DuplicateHost, name_start);
         }
         let value = &buf[value_start..value_end];
@@ -310,7 +334,7 @@ impl Facts {
         // target has no authority sends it empty) or the request is
         // HTTP/1.0; otherwise §3.3 lets a server reject it, and a default
         // host chosen here could differ from a front proxy's.
-        let empty_ok = self.version == Version::Http10 || self.absolute_target;
+        let empty_ok = self.is(HTTP10 | ABSOLUTE);
         if !(valid_host(value, false) || value.is_empty() && empty_ok) {
             return err(K::InvalidHost, value_start);
         }
@@ -329,10 +353,10 @@ impl Facts {
         value_end: usize,
     ) -> Result<()> {
         let value = &buf[value_start..value_end];
-        if !self.te_seen {
+        if !self.is(TE_SEEN) {
             self.te_at = name_start;
         }
-        self.te_seen = true;
+        self.flags |= TE_SEEN;
         let mut any = false;
         for elem in list_elements(value) {
             any = true;
@@ -346,7 +370,7 @@ impl Facts {
             if !h1_headers::chars::is_token(coding) {
                 return err(K::InvalidTransferEncoding, value_start);
             }
-            if self.te_chunked {
+            if self.is(TE_CHUNKED) {
                 // Something after `chunked`: chunked is not the final coding.
                 return err(K::InvalidTransferEncoding, value_start);
             }
@@ -354,14 +378,14 @@ impl Facts {
                 if params.is_some() {
                     return err(K::InvalidTransferEncoding, value_start);
                 }
-                self.te_chunked = true;
+                self.flags |= TE_CHUNKED;
             } else {
                 if let Some(p) = params {
                     if !valid_params(p) {
                         return err(K::InvalidTransferEncoding, value_start);
                     }
                 }
-                self.te_other = true;
+                self.flags |= TE_OTHER;
             }
         }
         if !any {
@@ -371,7 +395,9 @@ impl Facts {
     }
 
     /// The cross-field rules, once every field has been seen: the
-    /// `Transfer-Encoding` verdict, or the first rule broken.
+    /// `Transfer-Encoding` verdict, or the first rule broken. A head with
+    /// neither `Transfer-Encoding` nor a missing `Host` is decided with one
+    /// test.
     ///
     /// Only the one-byte verdict comes back through the `Result`; the
     /// caller then builds the [`Framing`] with [`Facts::framing`] right
@@ -380,20 +406,30 @@ impl Facts {
     /// for those stores to land.
     #[inline(always)]
     pub(super) fn verdict(&self, end: usize) -> Result<TransferEncoding> {
-        let (request, version) = (self.request, self.version);
+        if self.flags & (TE_SEEN | HOST_MISSING) == 0 {
+            return Ok(TransferEncoding::Absent);
+        }
+        self.verdict_rules(end)
+    }
+
+    /// [`Facts::verdict`] for a head with `Transfer-Encoding` or without a
+    /// `Host` it needs.
+    #[inline(never)]
+    fn verdict_rules(&self, end: usize) -> Result<TransferEncoding> {
+        let request = self.is(REQUEST);
         let mut transfer_encoding = TransferEncoding::Absent;
-        if self.te_seen {
+        if self.is(TE_SEEN) {
             if self.content_length != NO_LENGTH {
                 return err(
                     K::ContentLengthWithTransferEncoding,
                     self.te_at.max(self.content_length_at),
                 );
             }
-            if version == Version::Http10 {
+            if self.is(HTTP10) {
                 return err(K::TransferEncodingInHttp10, self.te_at);
             }
-            transfer_encoding = if self.te_chunked {
-                if self.te_other && request {
+            transfer_encoding = if self.is(TE_CHUNKED) {
+                if self.is(TE_OTHER) && request {
                     return err(K::UnsupportedTransferCoding, self.te_at);
                 }
                 TransferEncoding::Chunked
@@ -403,7 +439,7 @@ impl Facts {
                 TransferEncoding::NotChunked
             };
         }
-        if request && self.host_count == 0 && version == Version::Http11 {
+        if self.is(HOST_MISSING) {
             return err(K::MissingHost, end);
         }
         Ok(transfer_encoding)
@@ -419,12 +455,27 @@ impl Facts {
             connection: ConnectionTokens {
                 bits: self.connection,
             },
-            host: (self.host_count != 0)
+            host: self
+                .is(HOST_SEEN)
                 .then_some(Span::from_parts(self.host as u32, (self.host >> 32) as u32)),
             expect: self.expect,
-            upgrade: self.upgrade,
+            upgrade: self.is(UPGRADE),
         }
     }
+}
+
+/// The value of 1 to 18 ASCII digits, the usual `Content-Length`; `None`
+/// for anything else (a list, an empty or longer value, another byte),
+/// which `parse_content_length` then decides.
+#[inline(always)]
+fn plain_digits(value: &[u8]) -> Option<u64> {
+    if value.is_empty() || value.len() > 18 {
+        return None;
+    }
+    value.iter().try_fold(0u64, |n, &b| {
+        let d = b.wrapping_sub(b'0');
+        (d <= 9).then(|| n * 10 + u64::from(d))
+    })
 }
 
 /// Transfer-coding parameters: `token "=" ( token / quoted-string )`
@@ -545,75 +596,36 @@ fn not_digits(w: u64) -> u64 {
 }
 
 /// Whether `buf[s..e]` is a `Host` value of the usual shape: letters,
-/// digits, `-` and `.`, then optionally `:` and a port of digits that lies
-/// within the value's last 8 bytes. `true` only when
-/// [`valid_host`]`(&buf[s..e], false)` is; `false` decides nothing (the
-/// caller then asks [`valid_host`]). The value is read in place a word at a
-/// time, the last word overlapping the one before (or, for a value shorter
-/// than a word, with the bytes past it masked off).
+/// digits, `-` and `.`, then optionally `:` and a port of up to 8 digits.
+/// `true` only when [`valid_host`]`(&buf[s..e], false)` is; `false` decides
+/// nothing (the caller then asks [`valid_host`]). The value's bytes are
+/// classified as one block by the scanner path (a value of more than 64
+/// bytes is left to [`valid_host`]), the port as one word.
 #[inline(always)]
-fn host_fast(buf: &[u8], s: usize, e: usize) -> bool {
-    // The high bit of bytes `0..k` of a word, `k <= 8`.
-    let keep = |k: usize| low_bits(8 * k) & 0x8080_8080_8080_8080;
+fn host_usual<C: Classify>(c: C, buf: &[u8], s: usize, e: usize) -> bool {
     let len = e.wrapping_sub(s);
-    if len == 0 || len > 64 {
+    if len.wrapping_sub(1) >= 64 {
         return false;
     }
-    // `w` holds the value's bytes `at..at + 8` (its last word); `p` is the
-    // first byte outside the name alphabet, if any.
-    let (w, at, p) = if len <= 8 {
-        let Some(a) = word_at(buf, s) else {
-            return false;
-        };
-        let bad = not_host_name_bytes(a) & keep(len);
-        if bad == 0 {
-            return true;
-        }
-        (a, 0, (bad.trailing_zeros() / 8) as usize)
-    } else if len <= 16 {
-        let (Some(a), Some(b)) = (word_at(buf, s), word_at(buf, e - 8)) else {
-            return false;
-        };
-        let bad_a = not_host_name_bytes(a);
-        if bad_a != 0 {
-            (b, len - 8, (bad_a.trailing_zeros() / 8) as usize)
-        } else {
-            // The bytes of `b` that overlap `a` are in the alphabet, so the
-            // first miss in `b` is the value's first.
-            let bad_b = not_host_name_bytes(b);
-            if bad_b == 0 {
-                return true;
-            }
-            (b, len - 8, len - 8 + (bad_b.trailing_zeros() / 8) as usize)
-        }
-    } else {
-        let mut i = 0;
-        let p = loop {
-            // The last word overlaps the one before, whose bytes are in the
-            // alphabet: its first miss is the value's first.
-            let at = i.min(len - 8);
-            let Some(w) = word_at(buf, s + at) else {
-                return false;
-            };
-            let bad = not_host_name_bytes(w);
-            if bad != 0 {
-                break at + (bad.trailing_zeros() / 8) as usize;
-            }
-            if at + 8 == len {
-                return true;
-            }
-            i = at + 8;
-        };
-        let Some(w) = word_at(buf, e - 8) else {
-            return false;
-        };
-        (w, len - 8, p)
+    let bad = c.mask_in(buf, s, len, Stop::HostName);
+    if bad == 0 {
+        return true;
+    }
+    // `name:port`: the first byte outside the name alphabet is the colon,
+    // and every byte after it is a digit.
+    let colon = bad.trailing_zeros() as usize;
+    let port = len - colon - 1;
+    if colon == 0 || buf[s + colon] != b':' || port > 8 {
+        return false;
+    }
+    if port == 0 {
+        return true;
+    }
+    // The port's digits are the last `port` bytes of the word ending at `e`.
+    let Some(w) = e.checked_sub(8).and_then(|at| word_at(buf, at)) else {
+        return false;
     };
-    // `name:port`, the port's bytes `p + 1..len` all in `w`.
-    if p == 0 || buf[s + p] != b':' || p + 1 < at {
-        return false;
-    }
-    not_digits(w) & keep(len - at) & !keep(p + 1 - at) == 0
+    not_digits(w) & !low_bits(8 * (8 - port)) == 0
 }
 
 /// How many leading bytes of `v` are in [`REG_NAME`]. Eight bytes at a time
@@ -809,8 +821,29 @@ mod tests {
     use std::format;
     use std::string::String;
 
+    use crate::scan::{Kernel, Path};
+
+    /// Every scanner path this machine runs.
+    fn paths() -> impl Iterator<Item = Path> {
+        Path::ALL.into_iter().filter(|p| p.is_available())
+    }
+
+    struct Agree;
+    impl Kernel for Agree {
+        type Output = ();
+        fn run<C: Classify>(self, c: C) {
+            field_inline_agrees_with_field_on(c);
+        }
+    }
+
     #[test]
     fn field_inline_agrees_with_field() {
+        for p in paths() {
+            p.run(Agree);
+        }
+    }
+
+    fn field_inline_agrees_with_field_on<C: Classify>(c: C) {
         // What the walk does with a line (`field_inline`, then `field` when
         // it declines) must be what `field` alone does, line after line:
         // every framing name in several spellings, names that only look
@@ -873,15 +906,15 @@ mod tests {
                             value_end: name.len() + 2 + value.len(),
                             folded: false,
                         };
-                        let mut walk = Facts::new(request, version);
+                        let mut walk = Facts::new(request, version, false);
                         let mut each = walk.clone();
                         for _ in 0..2 {
-                            let w = if walk.field_inline(buf, line) {
+                            let w = if walk.field_inline(c, buf, line) {
                                 Ok(())
                             } else {
-                                walk.field(buf, line)
+                                walk.field(c, buf, line)
                             };
-                            let e = each.field(buf, line);
+                            let e = each.field(c, buf, line);
                             assert_eq!(w, e, "{text:?}");
                             assert_eq!(format!("{walk:?}"), format!("{each:?}"), "{text:?}");
                             if e.is_err() {
@@ -923,12 +956,21 @@ mod tests {
         }
     }
 
+    struct HostUsual<'a>(&'a [u8], usize, usize);
+    impl Kernel for HostUsual<'_> {
+        type Output = bool;
+        fn run<C: Classify>(self, c: C) -> bool {
+            host_usual(c, self.0, self.1, self.2)
+        }
+    }
+
     #[test]
-    fn host_fast_implies_valid_host() {
-        // Values of 0 to 20 bytes over an alphabet of name bytes, separators
-        // and bytes of other classes, at every offset of a buffer whose
-        // bytes around the value vary too: `host_fast` may say `true` only
-        // when `valid_host` does, and does say it for the usual shapes.
+    fn host_usual_implies_valid_host() {
+        // Values of 0 to 70 bytes over an alphabet of name bytes, separators
+        // and bytes of other classes, at every offset of buffers shorter and
+        // longer than a block whose bytes around the value vary too:
+        // `host_usual` may say `true` only when `valid_host` does, on every
+        // path, and all paths agree.
         let alphabet = b"a7-.:Z_%[]@ \t\x80\x00/9";
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
@@ -937,16 +979,32 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for _ in 0..300_000 {
-            let len = (next() % 30) as usize;
-            let lead = (next() % 4) as usize;
-            let tail = (next() % 10) as usize;
+        for i in 0..100_000 {
+            let len = (next() % if i % 4 == 0 { 72 } else { 24 }) as usize;
+            let lead = (next() % 20) as usize;
+            let tail = (next() % 80) as usize;
             let mut buf = Vec::new();
             for _ in 0..lead + len + tail {
-                buf.push(alphabet[(next() % alphabet.len() as u64) as usize]);
+                let pick = next() as usize;
+                // Mostly name bytes, so usual shapes come up often.
+                let b = if pick % 3 == 0 {
+                    alphabet[(pick >> 8) % alphabet.len()]
+                } else {
+                    b"abc019-."[(pick >> 8) % 8]
+                };
+                buf.push(b);
             }
             let (s, e) = (lead, lead + len);
-            if host_fast(&buf, s, e) {
+            let want = Path::Scalar.run(HostUsual(&buf, s, e));
+            for p in paths() {
+                assert_eq!(
+                    p.run(HostUsual(&buf, s, e)),
+                    want,
+                    "{p:?} {:?}",
+                    buf[s..e].escape_ascii().to_string()
+                );
+            }
+            if want {
                 assert!(
                     valid_host(&buf[s..e], false),
                     "{:?}",
@@ -967,14 +1025,19 @@ mod tests {
             b"abcdefgh:1234567",
             b"api.internal.example.com",
             b"api.internal.example.com:8443",
+            b"a:12345678",
         ] {
-            let mut buf = host.to_vec();
-            buf.extend_from_slice(b"\r\n\r\n\r\n\r\n");
-            assert!(
-                host_fast(&buf, 0, host.len()),
-                "{:?}",
-                host.escape_ascii().to_string()
-            );
+            for tail in [&b"\r\n\r\n"[..], &[b'x'; 70][..]] {
+                let mut buf = host.to_vec();
+                buf.extend_from_slice(tail);
+                for p in paths() {
+                    assert!(
+                        p.run(HostUsual(&buf, 0, host.len())),
+                        "{p:?} {:?}",
+                        host.escape_ascii().to_string()
+                    );
+                }
+            }
         }
         for host in [
             &b":80"[..],
@@ -983,14 +1046,18 @@ mod tests {
             b"abcdefgh:123456789",
             b"a_b",
             b"[::1]",
+            b"a:1:2",
+            b"",
         ] {
             let mut buf = host.to_vec();
             buf.extend_from_slice(b"\r\n\r\n\r\n\r\n");
-            assert!(
-                !host_fast(&buf, 0, host.len()),
-                "{:?}",
-                host.escape_ascii().to_string()
-            );
+            for p in paths() {
+                assert!(
+                    !p.run(HostUsual(&buf, 0, host.len())),
+                    "{p:?} {:?}",
+                    host.escape_ascii().to_string()
+                );
+            }
         }
     }
 

@@ -41,14 +41,15 @@ pub(super) struct Resume {
 
 /// What the field walk tells about each field line.
 pub(super) trait FieldSink {
-    /// One field line, already validated and stored.
-    fn field(&mut self, buf: &[u8], line: Line) -> Result<()>;
+    /// One field line, already validated and stored (`c` classifies bytes
+    /// for the checks of a value).
+    fn field<C: Classify>(&mut self, c: C, buf: &[u8], line: Line) -> Result<()>;
 
     /// The same as [`FieldSink::field`] for a line it can take without a
     /// call and without error: `true` when it did, `false` (having changed
     /// nothing) when [`FieldSink::field`] must see the line.
     #[inline(always)]
-    fn field_inline(&mut self, _buf: &[u8], _line: Line) -> bool {
+    fn field_inline<C: Classify>(&mut self, _c: C, _buf: &[u8], _line: Line) -> bool {
         false
     }
 }
@@ -58,12 +59,12 @@ pub(super) struct NoFacts;
 
 impl FieldSink for NoFacts {
     #[inline(always)]
-    fn field(&mut self, _: &[u8], _: Line) -> Result<()> {
+    fn field<C: Classify>(&mut self, _: C, _: &[u8], _: Line) -> Result<()> {
         Ok(())
     }
 
     #[inline(always)]
-    fn field_inline(&mut self, _: &[u8], _: Line) -> bool {
+    fn field_inline<C: Classify>(&mut self, _: C, _: &[u8], _: Line) -> bool {
         true
     }
 }
@@ -80,8 +81,8 @@ impl FieldSink for NoFacts {
 /// The walk is compiled twice, with and without obs-fold: the strict one
 /// then carries no fold state and makes no fold call.
 #[inline(always)]
-pub(super) fn parse_fields<C: Classify>(
-    blocks: &mut Blocks<C>,
+pub(super) fn parse_fields<C: Classify, const SHORT: bool>(
+    blocks: &mut Blocks<C, SHORT>,
     buf: &[u8],
     pos: usize,
     fields: &mut [Entry],
@@ -90,16 +91,16 @@ pub(super) fn parse_fields<C: Classify>(
     resume: &mut Resume,
 ) -> Result<Status<FieldsEnd>> {
     if config.allow_obs_fold {
-        walk::<C, true>(blocks, buf, pos, fields, config, sink, resume)
+        walk::<C, true, SHORT>(blocks, buf, pos, fields, config, sink, resume)
     } else {
-        walk::<C, false>(blocks, buf, pos, fields, config, sink, resume)
+        walk::<C, false, SHORT>(blocks, buf, pos, fields, config, sink, resume)
     }
 }
 
 /// [`parse_fields`], with `allow_obs_fold` as `FOLD`.
 #[inline(always)]
-fn walk<C: Classify, const FOLD: bool>(
-    blocks: &mut Blocks<C>,
+fn walk<C: Classify, const FOLD: bool, const SHORT: bool>(
+    blocks: &mut Blocks<C, SHORT>,
     buf: &[u8],
     mut pos: usize,
     fields: &mut [Entry],
@@ -207,14 +208,14 @@ fn walk<C: Classify, const FOLD: bool>(
                 value_end,
                 folded: false,
             };
-            if !sink.field_inline(buf, line) {
+            if !sink.field_inline(blocks.c, buf, line) {
                 break Pending::Sink(line);
             }
             pos = value_end + 2;
         };
         let (name_end, mut value_end, mut next) = match pending {
             Pending::Sink(line) => {
-                sink.field(buf, line)?;
+                sink.field(blocks.c, buf, line)?;
                 pos = line.value_end + 2;
                 continue;
             }
@@ -277,6 +278,7 @@ fn walk<C: Classify, const FOLD: bool>(
             None => return err(K::TooManyFields, pos),
         }
         sink.field(
+            blocks.c,
             buf,
             Line {
                 name_start: pos,

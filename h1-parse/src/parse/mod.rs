@@ -116,12 +116,24 @@ pub fn parse_request_with_path(
     fields: &mut [Entry],
     config: &Config,
 ) -> Result<Status<usize>> {
-    path.run(RequestKernel {
-        buf,
-        head,
-        fields,
-        config,
-    })
+    // A buffer shorter than a block (the smallest requests) gets the walk
+    // compiled for one block, as a kernel of its own so the general one is
+    // compiled as if it were alone.
+    if buf.len() < 64 {
+        path.run(RequestKernel::<true> {
+            buf,
+            head,
+            fields,
+            config,
+        })
+    } else {
+        path.run(RequestKernel::<false> {
+            buf,
+            head,
+            fields,
+            config,
+        })
+    }
 }
 
 /// Parses a response head from the start of `buf` into `head`, as
@@ -215,14 +227,15 @@ pub fn unfold_in_place(buf: &mut [u8], value: Span) {
 // ---------------------------------------------------------------------------
 // One kernel per entry point, compiled once per scanner path.
 
-struct RequestKernel<'a, 'b> {
+/// `SHORT`: `buf` is shorter than a block.
+struct RequestKernel<'a, 'b, const SHORT: bool> {
     buf: &'a [u8],
     head: &'b mut RequestHead,
     fields: &'b mut [Entry],
     config: &'b Config,
 }
 
-impl Kernel for RequestKernel<'_, '_> {
+impl<const SHORT: bool> Kernel for RequestKernel<'_, '_, SHORT> {
     type Output = Result<Status<usize>>;
 
     #[inline(always)]
@@ -239,7 +252,7 @@ impl Kernel for RequestKernel<'_, '_> {
             Skip::More(_) if cut => return err(K::HeadTooLarge, buf.len()),
             Skip::More(_) => return Ok(Status::Partial),
         };
-        let r = start::request_in(c, buf, start, head, fields, config);
+        let r = start::request_in::<C, SHORT>(c, buf, start, head, fields, config);
         if cut && matches!(r, Ok(Status::Partial)) {
             return err(K::HeadTooLarge, buf.len());
         }
@@ -291,7 +304,7 @@ impl Kernel for TrailerKernel<'_, '_> {
             config,
         } = self;
         let (buf, cut) = clamp(buf, config.max_head_len);
-        let mut blocks = blocks::Blocks::new(c, buf, 0);
+        let mut blocks = blocks::Blocks::<C, false>::new(c, buf, 0);
         match fields::parse_fields(
             &mut blocks,
             buf,

@@ -70,7 +70,7 @@ impl Kernel for CheckKernel<'_> {
         } = self;
         if check.facts.is_none() {
             let (version, absolute, fields_start) = if request {
-                let mut blocks = Blocks::with_target(c, buf, start);
+                let mut blocks = Blocks::<C, false>::with_target(c, buf, start);
                 match request_line(&mut blocks, buf, start, config)? {
                     Status::Complete(l) => {
                         let absolute = l.target_form == TargetForm::Absolute;
@@ -84,9 +84,7 @@ impl Kernel for CheckKernel<'_> {
                     Status::Partial => return Ok(()),
                 }
             };
-            let mut facts = Facts::new(request, version);
-            facts.absolute_target = absolute;
-            check.facts = Some(facts);
+            check.facts = Some(Facts::new(request, version, absolute));
             check.pos = fields_start;
         }
         let Some(facts) = check.facts.as_mut() else {
@@ -103,7 +101,7 @@ impl Kernel for CheckKernel<'_> {
             max_fields: config.max_fields.saturating_sub(check.count),
             ..config.clone()
         };
-        let mut blocks = Blocks::new(c, buf, check.pos);
+        let mut blocks = Blocks::<C, false>::new(c, buf, check.pos);
         let mut resume = Resume {
             line: buf.len(),
             count: 0,

@@ -142,8 +142,8 @@ pub(super) struct RequestLine {
 
 /// Parses the request line at `start`; `blocks` is positioned there.
 #[inline(always)]
-pub(super) fn request_line<C: Classify>(
-    blocks: &mut Blocks<C>,
+pub(super) fn request_line<C: Classify, const SHORT: bool>(
+    blocks: &mut Blocks<C, SHORT>,
     buf: &[u8],
     start: usize,
     config: &Config,
@@ -194,8 +194,8 @@ struct LineParts {
 /// 1.1, in fewer steps. `None` for anything else, which [`any_line`] then
 /// decides (an error, `Partial`, or a lenient or unusual line).
 #[inline(always)]
-fn strict_line<C: Classify>(
-    blocks: &Blocks<C>,
+fn strict_line<C: Classify, const SHORT: bool>(
+    blocks: &Blocks<C, SHORT>,
     buf: &[u8],
     start: usize,
     method_end: usize,
@@ -237,8 +237,8 @@ fn strict_line<C: Classify>(
 /// The request line after its method, any shape, with every rule and
 /// leniency: the parts, `Partial`, or the first error.
 #[inline(always)]
-fn any_line<C: Classify>(
-    blocks: &Blocks<C>,
+fn any_line<C: Classify, const SHORT: bool>(
+    blocks: &Blocks<C, SHORT>,
     buf: &[u8],
     start: usize,
     method_end: usize,
@@ -294,7 +294,7 @@ fn any_line<C: Classify>(
 
 /// Parses a request head whose request line starts at `start`.
 #[inline(always)]
-pub(super) fn request_in<C: Classify>(
+pub(super) fn request_in<C: Classify, const SHORT: bool>(
     c: C,
     buf: &[u8],
     start: usize,
@@ -302,7 +302,7 @@ pub(super) fn request_in<C: Classify>(
     fields: &mut [Entry],
     config: &Config,
 ) -> Result<Status<usize>> {
-    let mut blocks = Blocks::with_target(c, buf, start);
+    let mut blocks = Blocks::<C, SHORT>::with_target(c, buf, start);
     let line = ready!(request_line(&mut blocks, buf, start, config)?);
     // The request line goes into the head now, so its positions need not
     // be kept (in registers or spilled) through the field walk.
@@ -311,8 +311,8 @@ pub(super) fn request_in<C: Classify>(
     head.target = span(line.target_start, line.target_end);
     head.target_form = line.target_form;
     head.version = line.version;
-    let mut facts = Facts::new(true, line.version);
-    facts.absolute_target = line.target_form == TargetForm::Absolute;
+    let absolute = line.target_form == TargetForm::Absolute;
+    let mut facts = Facts::new(true, line.version, absolute);
     let end = ready!(parse_fields(
         &mut blocks,
         buf,
@@ -390,6 +390,66 @@ pub(super) fn status_line<C: Classify>(
     buf: &[u8],
     config: &Config,
 ) -> Result<Status<StatusLine>> {
+    let (version, status, reason_start) = match usual_status_start(buf) {
+        Some(start) => start,
+        None => ready!(status_start(buf)?),
+    };
+    let reason_end = find(c, buf, reason_start, Stop::Value);
+    if buf.get(reason_end..reason_end + 2) == Some(b"\r\n")
+        && reason_end <= config.max_field_line_len
+    {
+        return Ok(Status::Complete(StatusLine {
+            version,
+            status,
+            reason_start,
+            reason_end,
+            fields_start: reason_end + 2,
+        }));
+    }
+    let fields_start = match line_end(buf, reason_end, config) {
+        Ok(Some(next)) => next,
+        Ok(None) => return partial_line(buf, 0, config.max_field_line_len),
+        Err(e) if e.kind() == K::InvalidFieldValue => return err(K::InvalidStatusLine, e.offset()),
+        Err(e) => return Err(e),
+    };
+    if reason_end > config.max_field_line_len {
+        return err(K::FieldLineTooLong, 0);
+    }
+    Ok(Status::Complete(StatusLine {
+        version,
+        status,
+        reason_start,
+        reason_end,
+        fields_start,
+    }))
+}
+
+/// `HTTP/1.1 DDD ` or `HTTP/1.0 DDD ` (a status of 100 to 999 and the SP
+/// before a reason), the usual start of a status line, from two words: the
+/// version, the status and where the reason starts. `None` for anything
+/// else, which [`status_start`] decides.
+#[inline(always)]
+fn usual_status_start(buf: &[u8]) -> Option<(Version, u16, usize)> {
+    let w: &[u8; 13] = buf.get(..13)?.try_into().ok()?;
+    let version = match w[..8] {
+        [b'H', b'T', b'T', b'P', b'/', b'1', b'.', b'1'] => Version::Http11,
+        [b'H', b'T', b'T', b'P', b'/', b'1', b'.', b'0'] => Version::Http10,
+        _ => return None,
+    };
+    let [sp, a, b, c, sp2] = [w[8], w[9], w[10], w[11], w[12]];
+    let digit = |d: u8| d.wrapping_sub(b'0');
+    let (a, b, c) = (digit(a), digit(b), digit(c));
+    if sp != b' ' || sp2 != b' ' || a > 9 || b > 9 || c > 9 || a == 0 {
+        return None;
+    }
+    let status = u16::from(a) * 100 + u16::from(b) * 10 + u16::from(c);
+    Some((version, status, 13))
+}
+
+/// The start of a status line of any shape, up to its reason: the version,
+/// the status and where the reason starts; `Partial`; or the first error.
+#[inline(never)]
+fn status_start(buf: &[u8]) -> Result<Status<(Version, u16, usize)>> {
     let (version, after) = match buf.get(..8) {
         Some(b"HTTP/1.1") => (Version::Http11, 8),
         Some(b"HTTP/1.0") => (Version::Http10, 8),
@@ -423,23 +483,7 @@ pub(super) fn status_line<C: Classify>(
         None => return Ok(Status::Partial),
         Some(_) => return err(K::InvalidStatusLine, reason_start),
     }
-    let reason_end = find(c, buf, reason_start, Stop::Value);
-    let fields_start = match line_end(buf, reason_end, config) {
-        Ok(Some(next)) => next,
-        Ok(None) => return partial_line(buf, 0, config.max_field_line_len),
-        Err(e) if e.kind() == K::InvalidFieldValue => return err(K::InvalidStatusLine, e.offset()),
-        Err(e) => return Err(e),
-    };
-    if reason_end > config.max_field_line_len {
-        return err(K::FieldLineTooLong, 0);
-    }
-    Ok(Status::Complete(StatusLine {
-        version,
-        status,
-        reason_start,
-        reason_end,
-        fields_start,
-    }))
+    Ok(Status::Complete((version, status, reason_start)))
 }
 
 /// Parses a response head.
@@ -456,8 +500,8 @@ pub(super) fn response_in<C: Classify>(
     head.version = line.version;
     head.status = line.status;
     head.reason = span(line.reason_start, line.reason_end);
-    let mut facts = Facts::new(false, line.version);
-    let mut blocks = Blocks::new(c, buf, line.fields_start);
+    let mut facts = Facts::new(false, line.version, false);
+    let mut blocks = Blocks::<C, false>::new(c, buf, line.fields_start);
     let end = ready!(parse_fields(
         &mut blocks,
         buf,

@@ -51,6 +51,9 @@ pub(crate) trait Classify: Copy {
     fn non_value(self, b: &Block) -> u64;
     /// Bytes that may not appear in a request-target.
     fn non_target(self, b: &Block) -> u64;
+    /// Bytes outside the usual host name alphabet
+    /// ([`scalar::is_host_name_byte`]).
+    fn non_host_name(self, b: &Block) -> u64;
     /// LF bytes.
     fn lf(self, b: &Block) -> u64;
 
@@ -64,6 +67,36 @@ pub(crate) trait Classify: Copy {
         let mut tmp = [0u8; 64];
         let b = block_at(buf, 0, &mut tmp);
         [self.non_token(b), self.non_value(b), self.non_target(b)]
+    }
+
+    /// For `buf` shorter than a block: the `stop` mask of `buf` padded with
+    /// zero bytes to 64 (as [`short_masks`](Classify::short_masks), one
+    /// class).
+    #[inline(always)]
+    fn short_mask(self, buf: &[u8], stop: Stop) -> u64 {
+        let mut tmp = [0u8; 64];
+        stop.mask(self, block_at(buf, 0, &mut tmp))
+    }
+
+    /// The `stop` mask of the `len <= 64` bytes `buf[at..at + len]`, in bits
+    /// `0..len` (the others clear), read without leaving `buf`: from the
+    /// block at `at`, or the buffer's last block shifted, or a short buffer
+    /// padded. A path that can load just those bytes more cheaply does.
+    #[inline(always)]
+    fn mask_in(self, buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
+        debug_assert!(len <= 64 && at + len <= buf.len());
+        let m = match buf.get(at..at + 64) {
+            Some(b) => stop.mask(self, b.try_into().unwrap_or(&[0; 64])),
+            None if buf.len() >= 64 => {
+                let from = buf.len() - 64;
+                let b: &Block = buf[from..].try_into().unwrap_or(&[0; 64]);
+                stop.mask(self, b)
+                    .checked_shr((at - from) as u32)
+                    .unwrap_or(0)
+            }
+            None => self.short_mask(buf.get(at..).unwrap_or_default(), stop),
+        };
+        m & low_bits(len)
     }
 }
 
@@ -259,13 +292,14 @@ pub fn find_head_end(buf: &[u8]) -> Option<usize> {
     Path::detected().find_head_end(buf)
 }
 
-/// Which bytes stop a scan: those outside a token, a field value or a
-/// request-target.
+/// Which bytes stop a scan: those outside a token, a field value, a
+/// request-target or the usual host name alphabet.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Stop {
     Token = 0,
     Value = 1,
     Target = 2,
+    HostName = 3,
 }
 
 impl Stop {
@@ -276,6 +310,7 @@ impl Stop {
             Stop::Token => c.non_token(b),
             Stop::Value => c.non_value(b),
             Stop::Target => c.non_target(b),
+            Stop::HostName => c.non_host_name(b),
         }
     }
 }

@@ -12,6 +12,14 @@ pub const fn is_target_byte(b: u8) -> bool {
     b > 0x20 && b < 0x7f && b != b'#'
 }
 
+/// Whether `b` is one of the usual bytes of a host name: an ASCII letter or
+/// digit, `-` or `.` (a subset of RFC 3986's reg-name, enough for DNS names
+/// and IPv4 addresses; the rest of the grammar is checked byte by byte).
+#[inline]
+pub const fn is_host_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'.'
+}
+
 /// How many leading bytes of `buf` are tchars.
 pub fn token_len(buf: &[u8]) -> usize {
     buf.iter().position(|&b| !is_tchar(b)).unwrap_or(buf.len())
@@ -72,6 +80,10 @@ impl Classify for Scalar {
     #[inline(always)]
     fn non_target(self, b: &Block) -> u64 {
         mask(b, |x| !is_target_byte(x))
+    }
+    #[inline(always)]
+    fn non_host_name(self, b: &Block) -> u64 {
+        mask(b, |x| !is_host_name_byte(x))
     }
     #[inline(always)]
     fn lf(self, b: &Block) -> u64 {

@@ -81,6 +81,17 @@ impl Classify for Swar {
     }
 
     #[inline(always)]
+    fn non_host_name(self, b: &Block) -> u64 {
+        each_word(b, |x7, high| {
+            !(within(x7, b'-', b'.')
+                | within(x7, b'0', b'9')
+                | within(x7, b'A', b'Z')
+                | within(x7, b'a', b'z'))
+                | high
+        })
+    }
+
+    #[inline(always)]
     fn lf(self, b: &Block) -> u64 {
         each_word(b, |x7, high| within(x7, b'\n', b'\n') & !high)
     }

@@ -76,6 +76,7 @@ fn every_byte_value_is_classified_like_the_twin() {
                     (Stop::Token, !h1_headers::chars::is_tchar(b)),
                     (Stop::Value, !h1_headers::chars::is_field_value_byte(b)),
                     (Stop::Target, !scalar::is_target_byte(b)),
+                    (Stop::HostName, !scalar::is_host_name_byte(b)),
                 ] {
                     let m = p.run(MaskOf(&buf, class));
                     assert_eq!(m, u64::from(twin) << pos, "{p:?} byte {b:#04x} at {pos}");
@@ -108,6 +109,15 @@ fn short_masks_are_the_padded_block_masks() {
             ];
             for p in paths() {
                 assert_eq!(p.run(ShortMasks(&buf)), want, "{p:?} {buf:?}");
+                if len < 64 {
+                    for stop in [Stop::Token, Stop::Value, Stop::Target, Stop::HostName] {
+                        assert_eq!(
+                            p.run(ShortMask(&buf, stop)),
+                            stop.mask(Scalar, &padded),
+                            "{p:?} {stop:?} {buf:?}"
+                        );
+                    }
+                }
             }
         }
     }
@@ -118,6 +128,56 @@ impl Kernel for ShortMasks<'_> {
     type Output = [u64; 3];
     fn run<C: Classify>(self, c: C) -> [u64; 3] {
         c.short_masks(self.0)
+    }
+}
+
+#[test]
+fn mask_in_is_the_mask_of_just_those_bytes() {
+    // Every window of up to 64 bytes in buffers shorter and longer than a
+    // block, each class, every path, against the scalar twin byte by byte.
+    let mut rng = Rng(0x0b1e_55ed);
+    let interesting = b"\r\n\t :#-.\x00\x7f\x80\xffaZ9_%";
+    for buf_len in [0usize, 1, 7, 31, 32, 33, 40, 63, 64, 65, 100, 130] {
+        for _ in 0..8 {
+            let buf: Vec<u8> = (0..buf_len)
+                .map(|_| interesting[rng.below(interesting.len())])
+                .collect();
+            for at in 0..=buf_len {
+                for len in 0..=(buf_len - at).min(64) {
+                    for stop in [Stop::Token, Stop::Value, Stop::Target, Stop::HostName] {
+                        let mut want = 0u64;
+                        for (i, &b) in buf[at..at + len].iter().enumerate() {
+                            let mut one = [b'a'; 64];
+                            one[0] = b;
+                            want |= (stop.mask(Scalar, &one) & 1) << i;
+                        }
+                        for p in paths() {
+                            assert_eq!(
+                                p.run(MaskIn(&buf, at, len, stop)),
+                                want,
+                                "{p:?} {stop:?} at {at} len {len} {buf:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+struct MaskIn<'a>(&'a [u8], usize, usize, Stop);
+impl Kernel for MaskIn<'_> {
+    type Output = u64;
+    fn run<C: Classify>(self, c: C) -> u64 {
+        c.mask_in(self.0, self.1, self.2, self.3)
+    }
+}
+
+struct ShortMask<'a>(&'a [u8], Stop);
+impl Kernel for ShortMask<'_> {
+    type Output = u64;
+    fn run<C: Classify>(self, c: C) -> u64 {
+        c.short_mask(self.0, self.1)
     }
 }
 

@@ -9,10 +9,11 @@
 
 use core::arch::x86_64::*;
 
-use super::{Block, Classify, Kernel};
+use super::{Block, Classify, Kernel, Stop};
 use h1_headers::chars::TOKEN;
 
-/// Row bit for each high nibble that holds tchars (0x2_ to 0x7_).
+/// Row bit for each high nibble that can hold a class member (0x2_ to
+/// 0x7_): both classes looked up by nibble live in those six rows.
 const fn hi_bit(hi: usize) -> u8 {
     if hi >= 2 && hi <= 7 {
         1 << (hi - 2)
@@ -21,35 +22,46 @@ const fn hi_bit(hi: usize) -> u8 {
     }
 }
 
-/// `TOKEN_HI[h] & TOKEN_LO[l] != 0` exactly when `h << 4 | l` is a tchar.
-const TOKEN_HI: [u8; 16] = {
-    let mut t = [0u8; 16];
+/// The two nibble tables of a byte class that lies within rows 0x2_ to
+/// 0x7_: `hi[h] & lo[l] != 0` exactly when `h << 4 | l` is in the class.
+const fn nibble_tables(class: &[bool; 256]) -> ([u8; 16], [u8; 16]) {
+    let mut lo = [0u8; 16];
+    let mut hi = [0u8; 16];
     let mut h = 0;
     while h < 16 {
-        t[h] = hi_bit(h);
+        hi[h] = hi_bit(h);
+        let mut l = 0;
+        while l < 16 {
+            if class[h << 4 | l] {
+                lo[l] |= hi_bit(h);
+            }
+            l += 1;
+        }
         h += 1;
     }
-    t
-};
+    (lo, hi)
+}
 
-const TOKEN_LO: [u8; 16] = {
-    let mut t = [0u8; 16];
-    let mut l = 0;
-    while l < 16 {
-        let mut h = 0;
-        while h < 16 {
-            if TOKEN[h << 4 | l] {
-                t[l] |= hi_bit(h);
-            }
-            h += 1;
-        }
-        l += 1;
+/// `scalar::is_host_name_byte` as a table.
+const HOST_NAME: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = super::scalar::is_host_name_byte(b as u8);
+        b += 1;
     }
     t
 };
 
-// No tchar lives outside rows 2..=7, so the two tables above are exact; the
-// test below checks all 256 bytes.
+const TOKEN_TABLES: ([u8; 16], [u8; 16]) = nibble_tables(&TOKEN);
+const TOKEN_LO: [u8; 16] = TOKEN_TABLES.0;
+const TOKEN_HI: [u8; 16] = TOKEN_TABLES.1;
+const HOST_TABLES: ([u8; 16], [u8; 16]) = nibble_tables(&HOST_NAME);
+const HOST_LO: [u8; 16] = HOST_TABLES.0;
+const HOST_HI: [u8; 16] = HOST_TABLES.1;
+
+// No tchar and no host name byte lives outside rows 2..=7, so the tables
+// are exact; the tests below check all 256 bytes of both.
 
 /// Proof that AVX2 is available.
 #[derive(Clone, Copy, Debug)]
@@ -242,9 +254,10 @@ mod avx2 {
         }
     }
 
+    /// Bytes outside the class of the nibble tables `lo_t`, `hi_t`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn non_token32(v: __m256i) -> __m256i {
+    unsafe fn not_in32(v: __m256i, lo_t: [u8; 16], hi_t: [u8; 16]) -> __m256i {
         // SAFETY: register intrinsics only, of the features this function
         // enables (they are safe calls here from Rust 1.87 on).
         unsafe {
@@ -252,11 +265,25 @@ mod avx2 {
             let lo = _mm256_and_si256(v, nib);
             let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
             let t = _mm256_and_si256(
-                _mm256_shuffle_epi8(table32!(TOKEN_LO), lo),
-                _mm256_shuffle_epi8(table32!(TOKEN_HI), hi),
+                _mm256_shuffle_epi8(table32!(lo_t), lo),
+                _mm256_shuffle_epi8(table32!(hi_t), hi),
             );
             _mm256_cmpeq_epi8(t, _mm256_setzero_si256())
         }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn non_token32(v: __m256i) -> __m256i {
+        // SAFETY: AVX2 is enabled for this function.
+        unsafe { not_in32(v, TOKEN_LO, TOKEN_HI) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn non_host_name32(v: __m256i) -> __m256i {
+        // SAFETY: AVX2 is enabled for this function.
+        unsafe { not_in32(v, HOST_LO, HOST_HI) }
     }
 
     #[inline]
@@ -318,6 +345,70 @@ mod avx2 {
 
     #[inline]
     #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn non_host_name(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let (x, y) = halves(b);
+            join(non_host_name32(x), non_host_name32(y))
+        }
+    }
+
+    /// The 32 bytes at `from` (`from + 32 <= buf.len()`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn load32(buf: &[u8], from: usize) -> __m256i {
+        debug_assert!(from + 32 <= buf.len());
+        // SAFETY: the caller keeps the 32 bytes inside `buf`.
+        unsafe { _mm256_loadu_si256(buf.as_ptr().add(from).cast()) }
+    }
+
+    /// Where 32 bytes holding `buf[at..at + len]` (`len <= 32`) can be
+    /// loaded without leaving `buf`: ending at `at + len`, or starting at
+    /// `at`; `None` when `buf` is too short for either.
+    #[inline(always)]
+    pub(super) fn window32(buf: &[u8], at: usize, len: usize) -> Option<usize> {
+        let end = at + len;
+        if len > 32 {
+            None
+        } else if end >= 32 {
+            Some(end - 32)
+        } else if at + 32 <= buf.len() {
+            Some(at)
+        } else {
+            None
+        }
+    }
+
+    /// `Classify::mask_in` for the host name class over the window
+    /// `from..from + 32` of [`window32`]: one load, no copy.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn host_name_in32(buf: &[u8], from: usize, at: usize, len: usize) -> u64 {
+        // SAFETY: `from` comes from `window32`; the rest are AVX2 register
+        // intrinsics.
+        let m = unsafe { _mm256_movemask_epi8(non_host_name32(load32(buf, from))) as u32 };
+        (u64::from(m) >> (at - from)) & super::super::low_bits(len)
+    }
+
+    /// The `stop` mask of `buf` (shorter than a block) padded with zeros.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn short_mask(buf: &[u8], stop: Stop) -> u64 {
+        // SAFETY: AVX2 is enabled for this function; see `short_halves`.
+        unsafe {
+            let (x, y) = short_halves(buf);
+            let class = |v| match stop {
+                Stop::Token => non_token32(v),
+                Stop::Value => non_value32(v),
+                Stop::Target => non_target32(v),
+                Stop::HostName => non_host_name32(v),
+            };
+            join(class(x), class(y))
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
     pub(super) unsafe fn lf(b: &Block) -> u64 {
         // SAFETY: as in `non_token`.
         unsafe {
@@ -365,9 +456,10 @@ mod sse {
         }
     }
 
+    /// Bytes outside the class of the nibble tables `lo_t`, `hi_t`.
     #[inline]
     #[target_feature(enable = "sse4.2,ssse3")]
-    unsafe fn non_token16(v: __m128i) -> __m128i {
+    unsafe fn not_in16(v: __m128i, lo_t: [u8; 16], hi_t: [u8; 16]) -> __m128i {
         // SAFETY: register intrinsics only, of the features this function
         // enables (they are safe calls here from Rust 1.87 on).
         unsafe {
@@ -375,11 +467,18 @@ mod sse {
             let lo = _mm_and_si128(v, nib);
             let hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
             let t = _mm_and_si128(
-                _mm_shuffle_epi8(table16!(TOKEN_LO), lo),
-                _mm_shuffle_epi8(table16!(TOKEN_HI), hi),
+                _mm_shuffle_epi8(table16!(lo_t), lo),
+                _mm_shuffle_epi8(table16!(hi_t), hi),
             );
             _mm_cmpeq_epi8(t, _mm_setzero_si128())
         }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
+    unsafe fn non_token16(v: __m128i) -> __m128i {
+        // SAFETY: SSE4.2 and SSSE3 are enabled for this function.
+        unsafe { not_in16(v, TOKEN_LO, TOKEN_HI) }
     }
 
     #[inline]
@@ -455,6 +554,21 @@ mod sse {
 
     #[inline]
     #[target_feature(enable = "sse4.2,ssse3")]
+    pub(super) unsafe fn non_host_name(b: &Block) -> u64 {
+        // SAFETY: as in `non_token`.
+        unsafe {
+            let [a, b, c, d] = quarters(b);
+            join([
+                not_in16(a, HOST_LO, HOST_HI),
+                not_in16(b, HOST_LO, HOST_HI),
+                not_in16(c, HOST_LO, HOST_HI),
+                not_in16(d, HOST_LO, HOST_HI),
+            ])
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse4.2,ssse3")]
     pub(super) unsafe fn lf(b: &Block) -> u64 {
         // SAFETY: as in `non_token`.
         unsafe {
@@ -487,9 +601,33 @@ impl Classify for Avx2 {
         unsafe { avx2::non_target(b) }
     }
     #[inline(always)]
+    fn non_host_name(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { avx2::non_host_name(b) }
+    }
+    #[inline(always)]
     fn lf(self, b: &Block) -> u64 {
         // SAFETY: as above.
         unsafe { avx2::lf(b) }
+    }
+    #[inline(always)]
+    fn short_mask(self, buf: &[u8], stop: Stop) -> u64 {
+        if buf.len() >= 64 {
+            let mut tmp = [0u8; 64];
+            return stop.mask(self, super::block_at(buf, 0, &mut tmp));
+        }
+        // SAFETY: as above; `buf` is shorter than a block.
+        unsafe { avx2::short_mask(buf, stop) }
+    }
+    #[inline(always)]
+    fn mask_in(self, buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
+        if let (Stop::HostName, Some(from)) = (stop, avx2::window32(buf, at, len)) {
+            // SAFETY: as above; `from` is a window inside `buf`.
+            return unsafe { avx2::host_name_in32(buf, from, at, len) };
+        }
+        let mut tmp = [0u8; 64];
+        let b = super::block_at(buf, at, &mut tmp);
+        stop.mask(self, b) & super::low_bits(len)
     }
     #[inline(always)]
     fn short_masks(self, buf: &[u8]) -> [u64; 3] {
@@ -519,6 +657,11 @@ impl Classify for Sse42 {
     fn non_target(self, b: &Block) -> u64 {
         // SAFETY: as above.
         unsafe { sse::non_target(b) }
+    }
+    #[inline(always)]
+    fn non_host_name(self, b: &Block) -> u64 {
+        // SAFETY: as above.
+        unsafe { sse::non_host_name(b) }
     }
     #[inline(always)]
     fn lf(self, b: &Block) -> u64 {
@@ -608,16 +751,60 @@ mod avx512 {
             token(unsafe { load(b) })
         }
 
+        /// Bytes outside the class of the nibble tables `lo_t`, `hi_t`.
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
-        fn token(v: __m512i) -> u64 {
+        fn not_in(v: __m512i, lo_t: [u8; 16], hi_t: [u8; 16]) -> u64 {
             let nib = _mm512_set1_epi8(0x0f);
             let lo = _mm512_and_si512(v, nib);
             let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(v), nib);
             _mm512_testn_epi8_mask(
-                _mm512_shuffle_epi8(table64(TOKEN_LO), lo),
-                _mm512_shuffle_epi8(table64(TOKEN_HI), hi),
+                _mm512_shuffle_epi8(table64(lo_t), lo),
+                _mm512_shuffle_epi8(table64(hi_t), hi),
             )
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn token(v: __m512i) -> u64 {
+            not_in(v, TOKEN_LO, TOKEN_HI)
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn non_host_name(b: &Block) -> u64 {
+            // SAFETY: as in `non_token`.
+            not_in(unsafe { load(b) }, HOST_LO, HOST_HI)
+        }
+
+        /// `Classify::mask_in`: a masked load of just those bytes.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn mask_in(buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
+            debug_assert!(len <= 64 && at + len <= buf.len());
+            let keep = super::super::super::low_bits(len);
+            // SAFETY: the mask selects bytes `at..at + len`, all in `buf`;
+            // masked-off bytes are neither read nor able to fault.
+            let v = unsafe { _mm512_maskz_loadu_epi8(keep, buf.as_ptr().wrapping_add(at).cast()) };
+            keep & match stop {
+                Stop::Token => token(v),
+                Stop::Value => value(v),
+                Stop::Target => target(v),
+                Stop::HostName => not_in(v, HOST_LO, HOST_HI),
+            }
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn short_mask(buf: &[u8], stop: Stop) -> u64 {
+            // SAFETY: AVX-512F/BW are enabled for this function; see `load_short`.
+            let v = unsafe { load_short(buf) };
+            match stop {
+                Stop::Token => token(v),
+                Stop::Value => value(v),
+                Stop::Target => target(v),
+                Stop::HostName => not_in(v, HOST_LO, HOST_HI),
+            }
         }
 
         #[inline]
@@ -677,9 +864,28 @@ mod avx512 {
             unsafe { ops::non_target(b) }
         }
         #[inline(always)]
+        fn non_host_name(self, b: &Block) -> u64 {
+            // SAFETY: as above.
+            unsafe { ops::non_host_name(b) }
+        }
+        #[inline(always)]
         fn lf(self, b: &Block) -> u64 {
             // SAFETY: as above.
             unsafe { ops::lf(b) }
+        }
+        #[inline(always)]
+        fn short_mask(self, buf: &[u8], stop: Stop) -> u64 {
+            if buf.len() >= 64 {
+                let mut tmp = [0u8; 64];
+                return stop.mask(self, super::super::block_at(buf, 0, &mut tmp));
+            }
+            // SAFETY: as above; `buf` is shorter than a block.
+            unsafe { ops::short_mask(buf, stop) }
+        }
+        #[inline(always)]
+        fn mask_in(self, buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
+            // SAFETY: as above.
+            unsafe { ops::mask_in(buf, at, len, stop) }
         }
         #[inline(always)]
         fn short_masks(self, buf: &[u8]) -> [u64; 3] {
@@ -753,6 +959,18 @@ mod tests {
         for b in 0..=255usize {
             let t = TOKEN_LO[b & 15] & TOKEN_HI[b >> 4] != 0;
             assert_eq!(t, TOKEN[b], "byte {b:#04x}");
+        }
+    }
+
+    #[test]
+    fn host_name_tables_are_exact() {
+        for b in 0..=255usize {
+            let t = HOST_LO[b & 15] & HOST_HI[b >> 4] != 0;
+            assert_eq!(
+                t,
+                super::super::scalar::is_host_name_byte(b as u8),
+                "byte {b:#04x}"
+            );
         }
     }
 }
