@@ -437,6 +437,93 @@ fn every_path_agrees_on_every_prefix() {
     bad.assert_none();
 }
 
+#[test]
+fn small_heads_agree_with_the_scalar_path() {
+    // Heads that end within a block, the ones the vector paths read with
+    // their small-head parser and the portable paths with the general walk:
+    // request lines of every form and field lines of every framing name, in
+    // usual and unusual shapes, up to three of them, every config.
+    let lines: &[&[u8]] = &[
+        b"GET / HTTP/1.1",
+        b"GET / HTTP/1.0",
+        b"POST /a?b HTTP/1.1",
+        b"OPTIONS * HTTP/1.1",
+        b"GET http://a/ HTTP/1.1",
+        b"CONNECT a:1 HTTP/1.1",
+        b"GET /a#b HTTP/1.1",
+        b"GET  / HTTP/1.1",
+        b"GET / HTTP/1.2",
+    ];
+    let fields: &[&[u8]] = &[
+        b"Host: a",
+        b"Host: localhost:8080",
+        b"host: A-b.c",
+        b"HOST:a",
+        b"Host: a_b",
+        b"Host: [::1]",
+        b"Host:",
+        b"Host:  a",
+        b"Host: a ",
+        b"Host: a:",
+        b"Host: a:1x",
+        b"Host: :80",
+        b"Connection: close",
+        b"Connection: Keep-Alive",
+        b"Connection: upgrade",
+        b"Connection: close, x",
+        b"Content-Length: 5",
+        b"Content-Length: 05",
+        b"Content-Length: 5, 5",
+        b"Content-Length: 5x",
+        b"Upgrade: ws",
+        b"Expect: 100-continue",
+        b"Transfer-Encoding: chunked",
+        b"X: y",
+        b"X:",
+        b"X: \ty",
+        b"X: y\t",
+        b"X : y",
+        b" X: y",
+        b"X: \x80",
+    ];
+    let mut heads = Vec::new();
+    for line in lines {
+        for a in 0..=fields.len() {
+            for b in 0..=fields.len() {
+                let mut h = line.to_vec();
+                h.extend_from_slice(b"\r\n");
+                for f in [a, b].iter().filter_map(|&i| fields.get(i)) {
+                    h.extend_from_slice(f);
+                    h.extend_from_slice(b"\r\n");
+                }
+                if b == 0 {
+                    h.extend_from_slice(b"Host: a\r\n");
+                }
+                h.extend_from_slice(b"\r\n");
+                if h.len() < 64 {
+                    heads.push(h);
+                }
+            }
+        }
+    }
+    assert!(heads.len() > 2_000, "{}", heads.len());
+    let paths = available_paths();
+    let mut bad = Mismatches::default();
+    for (cname, config) in configs() {
+        for h in &heads {
+            let want = with_path(Path::Scalar, h, &config);
+            for &path in &paths[1..] {
+                bad.check(
+                    || format!("{cname} {:?} {path:?}", String::from_utf8_lossy(h)),
+                    &with_path(path, h, &config),
+                    &want,
+                );
+            }
+        }
+    }
+    bad.assert_none();
+}
+
 // ---------------------------------------------------------------------------
 // (c) Random mutations.
 

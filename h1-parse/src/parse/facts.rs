@@ -16,7 +16,7 @@ use crate::scan::{low_bits, Classify, Stop};
 /// letter onto the lowercase one and leaves `-` alone (its only other
 /// preimage, CR, is not a tchar), so whole words compare at once.
 #[inline(always)]
-fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
+pub(super) fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
     if name.len() != N {
         return false;
     }
@@ -41,7 +41,7 @@ fn name_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
 /// The usual `Connection` value, a lone `keep-alive` or `close`, as its bit,
 /// compared a word at a time (`name_is` is exact on an unfolded value).
 #[inline(always)]
-fn lone_connection_token(value: &[u8]) -> Option<u8> {
+pub(super) fn lone_connection_token(value: &[u8]) -> Option<u8> {
     if name_is(value, b"keep-alive") {
         Some(ConnectionTokens::KEEP_ALIVE)
     } else if name_is(value, b"close") {
@@ -61,6 +61,19 @@ const FRAMING_NAMES: [&[u8]; 6] = [
     b"transfer-encoding",
 ];
 
+/// For each first letter of a name (its low five bits, so either case),
+/// the lengths of the framing names starting with it, as bits.
+static FRAMING_BY_LETTER: [u32; 32] = {
+    let mut t = [0u32; 32];
+    let mut i = 0;
+    while i < FRAMING_NAMES.len() {
+        let n = FRAMING_NAMES[i];
+        t[(n[0] & 31) as usize] |= 1 << n.len();
+        i += 1;
+    }
+    t
+};
+
 impl FieldSink for Facts {
     /// Takes every line except `Expect`, `Content-Length`,
     /// `Transfer-Encoding`, a `Connection` that is not a lone `keep-alive`
@@ -70,9 +83,14 @@ impl FieldSink for Facts {
     /// every framing name: add a new one there too).
     #[inline(always)]
     fn field_inline<C: Classify>(&mut self, c: C, buf: &[u8], l: Line) -> bool {
+        let len = l.name_end.wrapping_sub(l.name_start);
+        let first = buf.get(l.name_start).copied().unwrap_or(0);
+        if len >= 32 || FRAMING_BY_LETTER[usize::from(first & 31)] >> len & 1 == 0 {
+            return true;
+        }
         let name = || buf.get(l.name_start..l.name_end).unwrap_or_default();
         let value = || buf.get(l.value_start..l.value_end).unwrap_or_default();
-        match l.name_end.wrapping_sub(l.name_start) {
+        match len {
             4 if self.is(REQUEST) && name_is(name(), b"host") => self.usual_first_host(c, buf, l),
             6 if self.is(REQUEST) && name_is(name(), b"expect") => false,
             7 if name_is(name(), b"upgrade") => {
@@ -147,7 +165,7 @@ fn folded(name: &[u8], value_start: usize) -> Result<()> {
 }
 
 /// The largest `Content-Length` accepted: 18 significant digits.
-const MAX_CONTENT_LENGTH: u64 = 999_999_999_999_999_999;
+pub(super) const MAX_CONTENT_LENGTH: u64 = 999_999_999_999_999_999;
 
 /// [`Facts`]'s `content_length` when no `Content-Length` was seen: above
 /// [`MAX_CONTENT_LENGTH`], so no accepted value.
@@ -468,7 +486,7 @@ impl Facts {
 /// for anything else (a list, an empty or longer value, another byte),
 /// which `parse_content_length` then decides.
 #[inline(always)]
-fn plain_digits(value: &[u8]) -> Option<u64> {
+pub(super) fn plain_digits(value: &[u8]) -> Option<u64> {
     if value.is_empty() || value.len() > 18 {
         return None;
     }

@@ -26,6 +26,7 @@ mod blocks;
 mod facts;
 mod fields;
 mod resume;
+mod small;
 mod start;
 #[cfg(test)]
 mod tests;
@@ -246,6 +247,12 @@ impl<const SHORT: bool> Kernel for RequestKernel<'_, '_, SHORT> {
             fields,
             config,
         } = self;
+        if SHORT {
+            // (It holds the head to the limit itself: no clamping needed.)
+            if let Some(len) = small::request(c, buf, head, fields, config) {
+                return Ok(Status::Complete(len));
+            }
+        }
         let (buf, cut) = clamp(buf, config.max_head_len);
         let start = match skip_empty_lines(buf, 0, config)? {
             Skip::Start(s) => s,

@@ -332,7 +332,7 @@ pub(super) fn request_in<C: Classify, const SHORT: bool>(
 
 /// The form of `target` for `method`, or `None` when the form is not allowed
 /// (RFC 9112 §3.2).
-fn target_form(method: Method, target: &[u8]) -> Option<TargetForm> {
+pub(super) fn target_form(method: Method, target: &[u8]) -> Option<TargetForm> {
     if method == Method::Connect {
         return valid_host(target, true).then_some(TargetForm::Authority);
     }

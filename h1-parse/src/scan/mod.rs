@@ -78,6 +78,15 @@ pub(crate) trait Classify: Copy {
         stop.mask(self, block_at(buf, 0, &mut tmp))
     }
 
+    /// The masks of a head that ends within the first 64 bytes of `buf`,
+    /// for the small-head parser; `None` when it does not end there, or
+    /// when this path leaves small heads to the general walk (the portable
+    /// paths do: their classifying costs more than it saves).
+    #[inline(always)]
+    fn small(self, _buf: &[u8]) -> Option<Small> {
+        None
+    }
+
     /// The `stop` mask of the `len <= 64` bytes `buf[at..at + len]`, in bits
     /// `0..len` (the others clear), read without leaving `buf`: from the
     /// block at `at`, or the buffer's last block shifted, or a short buffer
@@ -97,6 +106,71 @@ pub(crate) trait Classify: Copy {
             None => self.short_mask(buf.get(at..).unwrap_or_default(), stop),
         };
         m & low_bits(len)
+    }
+}
+
+/// The masks of a head that ends within the first 64 bytes of its buffer
+/// (its empty line included), from one classification of those bytes: bit
+/// `i` of each mask is byte `i`. Bits from `end` on describe bytes after the
+/// head (or zero padding past the buffer) and are not to be trusted.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Small {
+    /// Where the head ends: after the first CR LF CR LF.
+    pub(crate) end: usize,
+    pub(crate) cr: u64,
+    pub(crate) lf: u64,
+    /// SP.
+    pub(crate) sp: u64,
+    /// SP and HTAB.
+    pub(crate) ows: u64,
+    pub(crate) colon: u64,
+    /// Not a tchar ([`Classify::non_token`]).
+    pub(crate) nt: u64,
+    /// Not a field value byte ([`Classify::non_value`]).
+    pub(crate) nv: u64,
+    /// Not a request-target byte ([`Classify::non_target`]).
+    pub(crate) ntg: u64,
+    /// Not a usual host name byte ([`Classify::non_host_name`]).
+    pub(crate) nhn: u64,
+    /// Not an ASCII digit.
+    pub(crate) nd: u64,
+}
+
+impl Small {
+    /// The [`Small`] of the masks of a head's first 64 bytes, when the head
+    /// ends within them.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn new(
+        cr: u64,
+        lf: u64,
+        sp: u64,
+        ows: u64,
+        colon: u64,
+        nt: u64,
+        nv: u64,
+        ntg: u64,
+        nhn: u64,
+        nd: u64,
+    ) -> Option<Small> {
+        let crlf = cr & lf >> 1;
+        let ends = crlf & crlf >> 2;
+        if ends == 0 {
+            return None;
+        }
+        Some(Small {
+            end: ends.trailing_zeros() as usize + 4,
+            cr,
+            lf,
+            sp,
+            ows,
+            colon,
+            nt,
+            nv,
+            ntg,
+            nhn,
+            nd,
+        })
     }
 }
 

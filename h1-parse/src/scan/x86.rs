@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{Block, Classify, Kernel, Stop};
+use super::{Block, Classify, Kernel, Small, Stop};
 use h1_headers::chars::TOKEN;
 
 /// Row bit for each high nibble that can hold a class member (0x2_ to
@@ -390,6 +390,60 @@ mod avx2 {
         (u64::from(m) >> (at - from)) & super::super::low_bits(len)
     }
 
+    /// `Classify::small`: the first 64 bytes as two 32-byte loads (for a
+    /// buffer of 32 to 63 bytes the second ends at its end and its mask is
+    /// shifted into place); the head's end from the CR and LF masks first.
+    /// A buffer under 32 bytes is left to the general walk.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn small(buf: &[u8]) -> Option<Small> {
+        let len = buf.len();
+        if len < 32 {
+            return None;
+        }
+        let second = if len >= 64 { 32 } else { len - 32 };
+        // SAFETY: both loads lie inside `buf` (`second + 32 <= len`); the
+        // rest are AVX2 register intrinsics.
+        unsafe {
+            let (x, y) = (load32(buf, 0), load32(buf, second));
+            // The second half's mask, placed at bits 32..64 (bytes past
+            // the end of a short buffer clear).
+            let join2 = |a: __m256i, b: __m256i| {
+                let lo = u64::from(_mm256_movemask_epi8(a) as u32);
+                let hi = u64::from(_mm256_movemask_epi8(b) as u32);
+                let hi = if len >= 64 { hi } else { hi >> (64 - len) };
+                lo | hi << 32
+            };
+            let eq = |b: u8| {
+                let k = _mm256_set1_epi8(b as i8);
+                join2(_mm256_cmpeq_epi8(x, k), _mm256_cmpeq_epi8(y, k))
+            };
+            let (cr, lf) = (eq(b'\r'), eq(b'\n'));
+            let crlf = cr & lf >> 1;
+            if crlf & crlf >> 2 == 0 {
+                return None;
+            }
+            let sp = eq(b' ');
+            let digit = |v: __m256i| {
+                let d = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
+                // Not a digit: the byte minus '0' is 10 or more, unsigned.
+                _mm256_cmpeq_epi8(_mm256_max_epu8(d, _mm256_set1_epi8(10)), d)
+            };
+            Small::new(
+                cr,
+                lf,
+                sp,
+                sp | eq(b'\t'),
+                eq(b':'),
+                join2(non_token32(x), non_token32(y)),
+                join2(non_value32(x), non_value32(y)),
+                join2(non_target32(x), non_target32(y)),
+                join2(non_host_name32(x), non_host_name32(y)),
+                join2(digit(x), digit(y)),
+            )
+        }
+    }
+
     /// The `stop` mask of `buf` (shorter than a block) padded with zeros.
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -620,6 +674,11 @@ impl Classify for Avx2 {
         unsafe { avx2::short_mask(buf, stop) }
     }
     #[inline(always)]
+    fn small(self, buf: &[u8]) -> Option<Small> {
+        // SAFETY: as above.
+        unsafe { avx2::small(buf) }
+    }
+    #[inline(always)]
     fn mask_in(self, buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
         if let (Stop::HostName, Some(from)) = (stop, avx2::window32(buf, at, len)) {
             // SAFETY: as above; `from` is a window inside `buf`.
@@ -777,6 +836,43 @@ mod avx512 {
             not_in(unsafe { load(b) }, HOST_LO, HOST_HI)
         }
 
+        /// `Classify::small`: the first 64 bytes (or the whole shorter
+        /// buffer) in one load; the head's end from the CR and LF masks
+        /// first, the other classes only when it lies within them.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(super) unsafe fn small(buf: &[u8]) -> Option<Small> {
+            let v = match buf.get(..64) {
+                // SAFETY: AVX-512F/BW are enabled for this function; `load`
+                // reads the 64 bytes of the block.
+                Some(b) => unsafe { load(b.try_into().ok()?) },
+                // SAFETY: as above; see `load_short`.
+                None => unsafe { load_short(buf) },
+            };
+            let eq = |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8));
+            let (cr, lf) = (eq(b'\r'), eq(b'\n'));
+            let crlf = cr & lf >> 1;
+            if crlf & crlf >> 2 == 0 {
+                return None;
+            }
+            let sp = eq(b' ');
+            Small::new(
+                cr,
+                lf,
+                sp,
+                sp | eq(b'\t'),
+                eq(b':'),
+                token(v),
+                value(v),
+                target(v),
+                not_in(v, HOST_LO, HOST_HI),
+                !_mm512_cmplt_epu8_mask(
+                    _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8)),
+                    _mm512_set1_epi8(10),
+                ),
+            )
+        }
+
         /// `Classify::mask_in`: a masked load of just those bytes.
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
@@ -886,6 +982,11 @@ mod avx512 {
         fn mask_in(self, buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
             // SAFETY: as above.
             unsafe { ops::mask_in(buf, at, len, stop) }
+        }
+        #[inline(always)]
+        fn small(self, buf: &[u8]) -> Option<Small> {
+            // SAFETY: as above.
+            unsafe { ops::small(buf) }
         }
         #[inline(always)]
         fn short_masks(self, buf: &[u8]) -> [u64; 3] {
