@@ -100,7 +100,21 @@ pub fn parse_request(
     fields: &mut [Entry],
     config: &Config,
 ) -> Result<Status<usize>> {
-    parse_request_with_path(Path::detected(), buf, head, fields, config)
+    if buf.len() < 64 {
+        Path::run_detected(RequestKernel::<true> {
+            buf,
+            head,
+            fields,
+            config,
+        })
+    } else {
+        Path::run_detected(RequestKernel::<false> {
+            buf,
+            head,
+            fields,
+            config,
+        })
+    }
 }
 
 /// [`parse_request`] on a chosen scanner [`Path`], for differential tests and
@@ -164,7 +178,7 @@ pub fn parse_response(
     fields: &mut [Entry],
     config: &Config,
 ) -> Result<Status<usize>> {
-    Path::detected().run(ResponseKernel {
+    Path::run_detected(ResponseKernel {
         buf,
         head,
         fields,
@@ -198,7 +212,7 @@ pub fn parse_trailers(
     fields: &mut [Entry],
     config: &Config,
 ) -> Result<Status<Trailers>> {
-    Path::detected().run(TrailerKernel {
+    Path::run_detected(TrailerKernel {
         buf,
         fields,
         config,

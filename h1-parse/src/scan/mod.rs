@@ -271,6 +271,17 @@ impl Path {
             .unwrap_or(Path::Swar)
     }
 
+    /// Runs `k` on the [detected](Path::detected) path: once AVX-512 has
+    /// been found, with a single check.
+    #[inline(always)]
+    pub(crate) fn run_detected<K: Kernel>(k: K) -> K::Output {
+        #[cfg(all(feature = "std", target_arch = "x86_64", h1_avx512))]
+        if let Some(avx512) = Avx512::found() {
+            return avx512.run(k);
+        }
+        Path::detected().run(k)
+    }
+
     /// Runs `k` on this path.
     ///
     /// # Panics

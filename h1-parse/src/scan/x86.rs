@@ -742,6 +742,10 @@ mod avx512 {
     #[derive(Clone, Copy, Debug)]
     pub(crate) struct Avx512(());
 
+    /// Whether [`Avx512::detect`] has found AVX-512F/BW in this process.
+    #[cfg(feature = "std")]
+    static FOUND: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
     impl Avx512 {
         /// `Some` when the CPU runs AVX-512F and AVX-512BW.
         #[inline]
@@ -751,6 +755,7 @@ mod avx512 {
                 if std::is_x86_feature_detected!("avx512f")
                     && std::is_x86_feature_detected!("avx512bw")
                 {
+                    FOUND.store(true, core::sync::atomic::Ordering::Relaxed);
                     return Some(Avx512(()));
                 }
                 None
@@ -763,6 +768,18 @@ mod avx512 {
                     None
                 }
             }
+        }
+    }
+
+    impl Avx512 {
+        /// `Some` once [`Avx512::detect`] has said so in this process: one
+        /// load, for the per-call dispatch of the parsers.
+        #[cfg(feature = "std")]
+        #[inline]
+        pub(crate) fn found() -> Option<Avx512> {
+            FOUND
+                .load(core::sync::atomic::Ordering::Relaxed)
+                .then_some(Avx512(()))
         }
     }
 
