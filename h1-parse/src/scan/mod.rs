@@ -90,10 +90,13 @@ pub(crate) trait Classify: Copy {
     /// The `stop` mask of the `len <= 64` bytes `buf[at..at + len]`, in bits
     /// `0..len` (the others clear), read without leaving `buf`: from the
     /// block at `at`, or the buffer's last block shifted, or a short buffer
-    /// padded. A path that can load just those bytes more cheaply does.
+    /// padded. A path that can load just those bytes more cheaply does. A
+    /// window reaching past the end of `buf` is cut there (the bits of the
+    /// bytes past it are clear), so no path reads past it whatever it is
+    /// asked.
     #[inline(always)]
     fn mask_in(self, buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
-        debug_assert!(len <= 64 && at + len <= buf.len());
+        let len = len.min(buf.len().saturating_sub(at));
         let m = match buf.get(at..at + 64) {
             Some(b) => stop.mask(self, b.try_into().unwrap_or(&[0; 64])),
             None if buf.len() >= 64 => {

@@ -165,6 +165,50 @@ fn mask_in_is_the_mask_of_just_those_bytes() {
     }
 }
 
+#[test]
+fn mask_in_reads_nothing_past_the_buffer() {
+    // A window that reaches past the end of the buffer (or starts past it)
+    // is the window of the bytes that are there: their bits, the others
+    // clear, on every path. The vector paths load the window with one
+    // (masked) load; the bounds of that load must come from `buf`, not
+    // from a promise of the caller's that only a debug assertion checked.
+    let mut rng = Rng(0x5eed_0fb0_c5a1);
+    let interesting = b"\r\n\t :#-.\x00\x7f\x80\xffaZ9_%";
+    for buf_len in [0usize, 1, 7, 31, 32, 33, 40, 63, 64, 65, 100, 130] {
+        let buf: Vec<u8> = (0..buf_len)
+            .map(|_| interesting[rng.below(interesting.len())])
+            .collect();
+        for at in 0..=buf_len + 2 {
+            for len in 0..=64 {
+                if at + len <= buf_len {
+                    continue;
+                }
+                for stop in [Stop::Token, Stop::Value, Stop::Target, Stop::HostName] {
+                    let mut want = 0u64;
+                    for (i, &b) in buf
+                        .get(at..)
+                        .unwrap_or_default()
+                        .iter()
+                        .take(len)
+                        .enumerate()
+                    {
+                        let mut one = [b'a'; 64];
+                        one[0] = b;
+                        want |= (stop.mask(Scalar, &one) & 1) << i;
+                    }
+                    for p in paths() {
+                        assert_eq!(
+                            p.run(MaskIn(&buf, at, len, stop)),
+                            want,
+                            "{p:?} {stop:?} at {at} len {len} of {buf_len}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 struct MaskIn<'a>(&'a [u8], usize, usize, Stop);
 impl Kernel for MaskIn<'_> {
     type Output = u64;

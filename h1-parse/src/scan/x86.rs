@@ -364,11 +364,12 @@ mod avx2 {
 
     /// Where 32 bytes holding `buf[at..at + len]` (`len <= 32`) can be
     /// loaded without leaving `buf`: ending at `at + len`, or starting at
-    /// `at`; `None` when `buf` is too short for either.
+    /// `at`; `None` when `buf` is too short for either, or does not hold
+    /// those bytes.
     #[inline(always)]
     pub(super) fn window32(buf: &[u8], at: usize, len: usize) -> Option<usize> {
-        let end = at + len;
-        if len > 32 {
+        let end = at.checked_add(len)?;
+        if len > 32 || end > buf.len() {
             None
         } else if end >= 32 {
             Some(end - 32)
@@ -384,8 +385,8 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn host_name_in32(buf: &[u8], from: usize, at: usize, len: usize) -> u64 {
-        // SAFETY: `from` comes from `window32`; the rest are AVX2 register
-        // intrinsics.
+        // SAFETY: `from` comes from `window32`, which checked that
+        // `from + 32 <= buf.len()`; the rest are AVX2 register intrinsics.
         let m = unsafe { _mm256_movemask_epi8(non_host_name32(load32(buf, from))) as u32 };
         (u64::from(m) >> (at - from)) & super::super::low_bits(len)
     }
@@ -680,6 +681,7 @@ impl Classify for Avx2 {
     }
     #[inline(always)]
     fn mask_in(self, buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
+        let len = len.min(buf.len().saturating_sub(at));
         if let (Stop::HostName, Some(from)) = (stop, avx2::window32(buf, at, len)) {
             // SAFETY: as above; `from` is a window inside `buf`.
             return unsafe { avx2::host_name_in32(buf, from, at, len) };
@@ -894,10 +896,14 @@ mod avx512 {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw")]
         pub(super) unsafe fn mask_in(buf: &[u8], at: usize, len: usize, stop: Stop) -> u64 {
-            debug_assert!(len <= 64 && at + len <= buf.len());
+            // The window cut to the bytes `buf` has (none when `at` is past
+            // its end).
+            let len = len.min(buf.len().saturating_sub(at));
             let keep = super::super::super::low_bits(len);
-            // SAFETY: the mask selects bytes `at..at + len`, all in `buf`;
-            // masked-off bytes are neither read nor able to fault.
+            // SAFETY: the mask selects bytes `at..at + min(len, 64)`, all in
+            // `buf` (`at + len <= buf.len()` once `len` is cut, and no byte
+            // is selected when `at` is past the end); masked-off bytes are
+            // neither read nor able to fault.
             let v = unsafe { _mm512_maskz_loadu_epi8(keep, buf.as_ptr().wrapping_add(at).cast()) };
             keep & match stop {
                 Stop::Token => token(v),
