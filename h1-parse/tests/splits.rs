@@ -524,6 +524,120 @@ fn small_heads_agree_with_the_scalar_path() {
     bad.assert_none();
 }
 
+#[test]
+fn small_head_edits_agree_across_paths() {
+    // Heads of up to 80 bytes, so they end on either side of the 32- and
+    // 64-byte marks where the small-head parser's loads change (one masked
+    // load, two overlapping 32-byte loads, no small-head parser at all),
+    // each edited at every byte: replaced by a byte of every class, deleted,
+    // preceded by CR, LF, SP or HTAB, or cut there, and followed by bytes of
+    // a next request. Every path must agree with the scalar one (and
+    // `parse_request` with it), under configs that put the limits just at
+    // and under the small-head parser's thresholds, bind the field count
+    // and give less field storage than `max_fields`.
+    let templates: &[&[u8]] = &[
+        b"GET / HTTP/1.1\r\nHost: a\r\nX: PAD\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nX: PAD\r\nY: b\r\n\r\n",
+        b"POST /x HTTP/1.1\r\nHost: a:80\r\nContent-Length: PAD\r\n\r\n",
+        b"GET / HTTP/1.0\r\nConnection: close\r\nPAD: z\r\n\r\n",
+        b"GET /PAD HTTP/1.1\r\nhost:a\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: PAD\r\nUpgrade: x\r\n\r\n",
+    ];
+    let edge = |head: usize, line: usize, fields: usize, leniencies: bool| {
+        config(|c| {
+            c.max_head_len = head;
+            c.max_field_line_len = line;
+            c.max_target_len = line;
+            c.max_fields = fields;
+            c.allow_bare_lf = leniencies;
+            c.allow_obs_fold = leniencies;
+            c.allow_multiple_spaces_in_request_line = leniencies;
+        })
+    };
+    let configs = [
+        ("strict", Config::default(), STORAGE),
+        ("strict, storage for one field", Config::default(), 1),
+        (
+            "lenient, two fields, lines at 64",
+            edge(64 * 1024, 64, 2, true),
+            STORAGE,
+        ),
+        ("head limit 40", edge(40, 64, 100, false), STORAGE),
+        ("lines at 63", edge(64 * 1024, 63, 100, false), STORAGE),
+    ];
+    let replacements = b"\r\n\x00\t :\x80#";
+    let mut variants = Vec::new();
+    for t in templates {
+        let at = find(t, b"PAD");
+        // A digit pads a Content-Length, a letter anything else.
+        let fill = if t.starts_with(b"POST") { b'7' } else { b'a' };
+        for pad in 1..=50 {
+            let mut h = t[..at].to_vec();
+            h.resize(at + pad, fill);
+            h.extend_from_slice(&t[at + 3..]);
+            // Every eighth length, and the lengths at the marks (the edits
+            // below add and remove a byte too).
+            let len = h.len();
+            let near = |mark: usize| len.abs_diff(mark) <= 1;
+            if len > 80 || !(len % 8 == 4 || near(32) || near(64)) {
+                continue;
+            }
+            for tail in [&b""[..], b"G", b"GET / HTTP/1.1\r\n"] {
+                variants.push([&h[..], tail].concat());
+            }
+            for i in 0..h.len() {
+                for &b in replacements {
+                    let mut v = h.clone();
+                    v[i] = b;
+                    variants.push(v);
+                }
+                for &b in b"\r\n \t" {
+                    let mut v = h.clone();
+                    v.insert(i, b);
+                    variants.push(v);
+                }
+                let mut v = h.clone();
+                v.remove(i);
+                variants.push(v);
+                variants.push(h[..i].to_vec());
+            }
+        }
+    }
+    variants.sort();
+    variants.dedup();
+    assert!(variants.len() > 10_000, "{}", variants.len());
+    let paths = available_paths();
+    let run = |path: Option<Path>, buf: &[u8], config: &Config, storage: usize| -> Outcome {
+        let mut f = vec![Entry::EMPTY; storage];
+        let r = match path {
+            Some(path) => parse_request_with_path(path, buf, &mut f, config),
+            None => parse_request(buf, &mut f, config),
+        };
+        if let Ok(Status::Complete(h)) = &r {
+            f.truncate(h.field_count);
+        }
+        (r, f)
+    };
+    let mut bad = Mismatches::default();
+    let mut complete = 0;
+    for (cname, config, storage) in &configs {
+        for v in &variants {
+            let want = run(Some(Path::Scalar), v, config, *storage);
+            complete += usize::from(matches!(want.0, Ok(Status::Complete(_))));
+            for path in paths[1..].iter().copied().map(Some).chain([None]) {
+                bad.check(
+                    || format!("{cname} {} {path:?}", show(v)),
+                    &run(path, v, config, *storage),
+                    &want,
+                );
+            }
+        }
+    }
+    // Enough of them are complete heads for the small-head parser to read.
+    assert!(complete > 2_000, "{complete}");
+    bad.assert_none();
+}
+
 // ---------------------------------------------------------------------------
 // (c) Random mutations.
 
