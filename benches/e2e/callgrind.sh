@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Instructions a running server executes per request (user space), counted
+# by callgrind: the server runs under valgrind twice, answering N and then
+# 2N requests from h2load, and (Ir(2N) - Ir(N)) / N cancels start-up, the
+# connections' setup and shutdown. The counts repeat to a few instructions.
+#
+# Usage: benches/e2e/callgrind.sh [server...]   (h1, hyper; default both)
+# Environment: N (default 20000 requests), MODES ("-m16 -m1": h2load's
+#              requests in flight per connection), C (connections, 16).
+#
+# Builds h1-conn's `hello` with RUSTFLAGS="-C target-cpu=x86-64-v3" (valgrind
+# 3.19 cannot decode AVX-512; h1-parse then runs its AVX2 path) into
+# target/callgrind, and benches/e2e/hyper-hello the same way.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+n=${N:-20000}
+modes=${MODES:-"-m16 -m1"}
+conns=${C:-16}
+if [ "$#" -gt 0 ]; then servers=("$@"); else servers=(h1 hyper); fi
+for tool in valgrind h2load; do
+    command -v "$tool" >/dev/null || { echo "callgrind.sh: $tool is not installed" >&2; exit 1; }
+done
+
+target=$root/target/callgrind
+echo "building (target-cpu=x86-64-v3) into $target" >&2
+(cd "$root" && RUSTFLAGS="-C target-cpu=x86-64-v3" CARGO_TARGET_DIR="$target" \
+    cargo build --quiet --release -p h1-conn --example hello)
+(cd "$here/hyper-hello" && RUSTFLAGS="-C target-cpu=x86-64-v3" CARGO_TARGET_DIR="$target/hyper-hello" \
+    cargo build --quiet --release)
+
+binary() {
+    case $1 in
+    h1) echo "$target/release/examples/hello" ;;
+    hyper) echo "$target/hyper-hello/release/hyper-hello" ;;
+    *) echo "callgrind.sh: unknown server $1 (h1, hyper)" >&2; exit 2 ;;
+    esac
+}
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/e2e-callgrind.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+
+# Ir of one run of server $1 answering $2 requests with h2load mode $3.
+run() {
+    local bin file log pid addr
+    bin=$(binary "$1")
+    file=$out/callgrind.$1.$2.out
+    log=$out/server.log
+    valgrind --tool=callgrind --callgrind-out-file="$file" "$bin" --addr 127.0.0.1:0 >"$log" 2>&1 &
+    pid=$!
+    for _ in $(seq 600); do
+        addr=$(sed -n 's/^listening on //p' "$log")
+        [ -n "$addr" ] && break
+        sleep 0.1
+    done
+    if [ -z "$addr" ]; then
+        kill "$pid" 2>/dev/null || true
+        echo "callgrind.sh: $1 did not start under valgrind:" >&2
+        cat "$log" >&2
+        exit 1
+    fi
+    h2load --h1 $3 -c "$conns" -n "$2" "http://$addr/plaintext" >"$out/h2load.log"
+    if ! grep -q " $2 succeeded" "$out/h2load.log"; then
+        kill "$pid" 2>/dev/null || true
+        echo "callgrind.sh: not every request succeeded:" >&2
+        cat "$out/h2load.log" >&2
+        exit 1
+    fi
+    # SIGTERM: a background job of a script ignores SIGINT. valgrind
+    # writes the profile when the program dies of it.
+    kill -TERM "$pid"
+    wait "$pid" || true
+    awk '/^summary:/ { print $2; found = 1 } END { if (!found) exit 1 }' "$file"
+}
+
+printf '%-8s %-5s %14s %14s %12s\n' server mode "Ir($n)" "Ir($((2 * n)))" "Ir/request"
+for mode in $modes; do
+    for server in "${servers[@]}"; do
+        i1=$(run "$server" "$n" "$mode")
+        i2=$(run "$server" "$((2 * n))" "$mode")
+        per=$(awk -v a="$i1" -v b="$i2" -v d="$n" 'BEGIN { printf "%.0f", (b - a) / d }')
+        printf '%-8s %-5s %14d %14d %12s\n' "$server" "$mode" "$i1" "$i2" "$per"
+    done
+done
