@@ -57,10 +57,11 @@ fn h1_reads_the_heads_every_case_declares() {
     );
 }
 
-/// The judge decides from the case data and the observation alone: the
-/// modules it is made of name no h1 crate, so no parser of h1's can make it
-/// lenient where that parser is wrong. (The reader, which reads a server's
-/// answers with h1-conn's client role, and the echo server are apart.)
+/// The judges decide from the case data and the observation alone: the
+/// modules they are made of name no h1 crate, so no parser of h1's can make
+/// them lenient where that parser is wrong. (The reader, which reads a
+/// server's answers with h1-conn's client role, the echo server, and on the
+/// client side the test server and h1's user agent, are apart.)
 #[test]
 fn the_judge_uses_no_part_of_h1() {
     let modules = [
@@ -70,6 +71,16 @@ fn the_judge_uses_no_part_of_h1() {
         ("observe.rs", include_str!("../src/observe.rs")),
         ("escape.rs", include_str!("../src/escape.rs")),
         ("vectors.rs", include_str!("../src/vectors.rs")),
+        ("client/judge.rs", include_str!("../src/client/judge.rs")),
+        ("client/case.rs", include_str!("../src/client/case.rs")),
+        (
+            "client/observe.rs",
+            include_str!("../src/client/observe.rs"),
+        ),
+        (
+            "client/contract.rs",
+            include_str!("../src/client/contract.rs"),
+        ),
     ];
     for (name, text) in modules {
         // Code only: the docs may point at the modules that read answers.
@@ -90,6 +101,11 @@ fn the_judge_uses_no_part_of_h1() {
             "crate::reader",
             "crate::inprocess",
             "crate::live",
+            "crate::client::script",
+            "crate::client::agent",
+            "crate::client::inprocess",
+            "crate::client::live",
+            "crate::client::curl",
         ] {
             assert!(
                 !text.contains(module),

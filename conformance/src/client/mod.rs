@@ -1,0 +1,15 @@
+//! The client role: the suite plays the server to an HTTP client under
+//! test. A [`case::ClientCase`] is the requests a client is asked to make,
+//! the bytes the test server answers each with, and what a conforming
+//! client concludes (the response it reports, or that it must treat the
+//! answer as an error), tied to its RFC sentence like a server case.
+//!
+//! - [`contract`]: the report a client under test prints;
+//! - [`judge`]: the verdict, from the case data, the client's report and
+//!   the requests the server received ([`observe`]); it uses no part of
+//!   h1.
+
+pub mod case;
+pub mod contract;
+pub mod judge;
+pub mod observe;
