@@ -1,5 +1,6 @@
 //! `h1-conformance`: runs the RFC 9112 suite in process against h1, or
-//! over loopback TCP against a running server, and prints the report.
+//! over loopback TCP against a running server or with a client under test,
+//! and prints the report.
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
@@ -9,23 +10,29 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use h1_conformance::case::{self, Case, Outcome, Req};
+use h1_conformance::client::case::ClientCase;
+use h1_conformance::client::{self as client_role, agent};
 use h1_conformance::judge::{judge, Server};
 use h1_conformance::live::Live;
 use h1_conformance::observe::{Observation, PROBE};
-use h1_conformance::report::{self, CaseResult};
-use h1_conformance::{echo, inprocess, selected};
+use h1_conformance::report::{self, CaseResult, ClientResult, Reported};
+use h1_conformance::{echo, inprocess, selected, selected_client};
 
 const USAGE: &str = "\
-h1-conformance: an RFC 9112 conformance suite for HTTP/1.1 servers
+h1-conformance: an RFC 9112 conformance suite for HTTP/1.1 servers and clients
 
 USAGE:
     h1-conformance [OPTIONS]
 
-With no --target, every case runs in process against h1 (h1-conn's server
-role answering as the echo contract says). With --target, every case runs on
-a fresh TCP connection to a server on this machine.
+With no --target, every case runs in process against h1: the server cases
+against h1-conn's server role (answering as the echo contract says), the
+client cases against h1's user agent on h1-conn's client role. With
+--target, every server case runs on a fresh TCP connection to a server on
+this machine.
 
 OPTIONS:
+    --role ROLE        server, client or all: which cases run (default: all
+                       in process; server with --target)
     --target ADDR      a running server, e.g. 127.0.0.1:8080 (loopback only)
     --echo MODE        the server speaks the echo contract: yes, no or auto
                        (default auto: asks the server once and looks for
@@ -60,7 +67,26 @@ EXIT STATUS:
     0 no MUST case failed, 1 a MUST case failed, 2 bad usage or no server.
 ";
 
+/// Which cases a run holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Roles {
+    Server,
+    Client,
+    All,
+}
+
+impl Roles {
+    fn server(self) -> bool {
+        self != Roles::Client
+    }
+
+    fn client(self) -> bool {
+        self != Roles::Server
+    }
+}
+
 struct Args {
+    roles: Option<Roles>,
     target: Option<SocketAddr>,
     echo: Option<bool>,
     filters: Vec<String>,
@@ -78,6 +104,7 @@ struct Args {
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut a = Args {
+        roles: None,
         target: None,
         echo: None,
         filters: Vec::new(),
@@ -97,6 +124,14 @@ fn parse_args() -> Result<Option<Args>, String> {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
+            "--role" => {
+                a.roles = Some(match value("--role")?.as_str() {
+                    "server" => Roles::Server,
+                    "client" => Roles::Client,
+                    "all" => Roles::All,
+                    v => return Err(format!("--role {v}: want server, client or all")),
+                })
+            }
             "--target" => {
                 let v = value("--target")?;
                 a.target = Some(
@@ -163,6 +198,34 @@ fn parse_args() -> Result<Option<Args>, String> {
             other => return Err(format!("unknown argument {other:?} (see --help)")),
         }
     }
+    let implied = match a.target {
+        Some(_) => Roles::Server,
+        None => Roles::All,
+    };
+    match a.roles {
+        None => a.roles = Some(implied),
+        Some(r) if implied != Roles::All && r != implied => {
+            return Err(format!(
+                "--role {}: {} runs only {} cases",
+                if r == Roles::Server {
+                    "server"
+                } else {
+                    "client"
+                },
+                if a.target.is_some() {
+                    "--target"
+                } else {
+                    "a client"
+                },
+                if implied == Roles::Server {
+                    "server"
+                } else {
+                    "client"
+                }
+            ))
+        }
+        Some(_) => {}
+    }
     Ok(Some(a))
 }
 
@@ -181,6 +244,7 @@ fn main() -> ExitCode {
     if args.write_heads {
         return write_heads();
     }
+    let roles = args.roles.unwrap_or(Roles::All);
     let all = match case::all() {
         Ok(c) => c,
         Err(e) => {
@@ -188,8 +252,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cases: Vec<&Case> = all.iter().filter(|c| selected(c, &args.filters)).collect();
-    if cases.is_empty() {
+    let all_client = match client_role::case::all() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("h1-conformance: the client case files: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cases: Vec<&Case> = all
+        .iter()
+        .filter(|c| roles.server() && selected(c, &args.filters))
+        .collect();
+    let client_cases: Vec<&ClientCase> = all_client
+        .iter()
+        .filter(|c| roles.client() && selected_client(c, &args.filters))
+        .collect();
+    if cases.is_empty() && client_cases.is_empty() {
         eprintln!("h1-conformance: no case matches {:?}", args.filters);
         return ExitCode::from(2);
     }
@@ -204,17 +282,29 @@ fn main() -> ExitCode {
                 c.sentence
             ));
         }
+        for c in &client_cases {
+            list.push_str(&format!(
+                "{:<14} {:<6} {:<20} {}\n",
+                c.id,
+                c.level.as_str(),
+                c.section,
+                c.sentence
+            ));
+        }
         emit(&list);
         return ExitCode::SUCCESS;
     }
-    let (against, results) = match args.target {
+    let mut against = Vec::new();
+    let results: Vec<CaseResult<'_>> = match args.target {
+        _ if cases.is_empty() => Vec::new(),
         None => {
             let config = echo::config();
             let server = Server {
                 echo: args.echo.unwrap_or(true),
                 h1: true,
             };
-            let results = cases
+            against.push("h1 (in process, echo contract)".to_string());
+            cases
                 .iter()
                 .map(|c| {
                     let obs = inprocess::run(c, &config);
@@ -225,8 +315,7 @@ fn main() -> ExitCode {
                         verdict,
                     }
                 })
-                .collect();
-            ("h1 (in process, echo contract)".to_string(), results)
+                .collect()
         }
         Some(addr) => {
             let mut live = match Live::new(addr) {
@@ -252,16 +341,35 @@ fn main() -> ExitCode {
                 echo: args.echo.unwrap_or(detected.echo),
                 h1: detected.h1,
             };
-            let results = run_live(&live, &cases, server, args.jobs);
             let contract = if server.echo {
                 "echo contract"
             } else {
                 "no echo contract"
             };
             let who = if server.h1 { ", h1" } else { "" };
-            (format!("{addr} ({contract}{who})"), results)
+            against.push(format!("{addr} ({contract}{who})"));
+            run_live(&live, &cases, server, args.jobs)
         }
     };
+    let client_results: Vec<ClientResult<'_>> = if client_cases.is_empty() {
+        Vec::new()
+    } else {
+        against.push("h1's user agent (in process, h1-conn's client role)".to_string());
+        let config = agent::config();
+        client_cases
+            .iter()
+            .map(|c| {
+                let obs = client_role::inprocess::run(c, &config);
+                let verdict = client_role::judge::judge(c, &obs);
+                ClientResult {
+                    case: c,
+                    obs,
+                    verdict,
+                }
+            })
+            .collect()
+    };
+    let against = against.join("; ");
     let mut notes = Vec::new();
     if args.target.is_some() {
         let with_fields = cases
@@ -278,7 +386,12 @@ fn main() -> ExitCode {
             ));
         }
     }
-    let summary = report::Summary::of(&results);
+    let rows: Vec<&dyn Reported> = results
+        .iter()
+        .map(|r| r as &dyn Reported)
+        .chain(client_results.iter().map(|r| r as &dyn Reported))
+        .collect();
+    let summary = report::Summary::of(&rows);
     let listing = if args.only_failures {
         report::Listing::Failures
     } else if args.verbose || args.json {
@@ -287,7 +400,7 @@ fn main() -> ExitCode {
         report::Listing::Problems
     };
     if let Some(path) = &args.junit {
-        if let Err(e) = std::fs::write(path, report::junit(&results, &against)) {
+        if let Err(e) = std::fs::write(path, report::junit(&rows, &against)) {
             eprintln!("h1-conformance: --junit {}: {e}", path.display());
             return ExitCode::from(2);
         }
@@ -295,10 +408,10 @@ fn main() -> ExitCode {
     if args.json {
         emit(&format!(
             "{}\n",
-            report::json(&results, &against, &notes, listing)
+            report::json(&rows, &against, &notes, listing)
         ));
     } else {
-        emit(&report::text(&results, &against, &notes, listing));
+        emit(&report::text(&rows, &against, &notes, listing));
     }
     if summary.must_failed() > 0 {
         ExitCode::from(1)

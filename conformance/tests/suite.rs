@@ -502,7 +502,76 @@ fn the_binary_reports_and_exits_by_verdict() {
         out.contains("Chunked Transfer Coding") && !out.contains("Request Line"),
         "{out}"
     );
+    // Both roles by default: --list holds the client cases after the
+    // server cases, and --role picks one side.
+    let (code, out, _) = run(&["--list"]);
+    assert_eq!(code, Some(0));
+    let ids: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let client = ids.iter().filter(|i| i.starts_with("cli-")).count();
+    assert!(
+        ids.len() >= 880 && client >= 60,
+        "{} listed, {client} client",
+        ids.len()
+    );
+    assert!(ids
+        .iter()
+        .skip_while(|i| !i.starts_with("cli-"))
+        .all(|i| i.starts_with("cli-")));
+    let (_, out, _) = run(&["--list", "--role", "server"]);
+    assert_eq!(out.lines().count(), ids.len() - client);
+    let (_, out, _) = run(&["--list", "--role", "client"]);
+    assert_eq!(out.lines().count(), client);
+    // The client cases in their own sections, marked in the title, in
+    // every format.
+    let (code, out, _) = run(&["--filter", "9112 §6.3", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let roles: Vec<(&str, &str)> = v["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["role"].as_str().unwrap(), s["title"].as_str().unwrap()))
+        .collect();
+    // The server sections first, then the client's.
+    let server = roles
+        .iter()
+        .position(|r| *r == ("server", "Message Body Length"));
+    let client = roles
+        .iter()
+        .position(|r| *r == ("client", "client: Message Body Length"));
+    assert!(
+        matches!((server, client), (Some(a), Some(b)) if a < b),
+        "{roles:?}"
+    );
+    assert_eq!(roles.last().map(|r| r.0), Some("client"), "{roles:?}");
+    let (_, out, _) = run(&["--filter", "cli-conn-", "--verbose"]);
+    assert!(
+        out.contains("client: Persistence") && out.contains("PASS cli-conn-001"),
+        "{out}"
+    );
+    let junit =
+        std::env::temp_dir().join(format!("h1-conformance-junit-{}.xml", std::process::id()));
+    let (code, _, _) = run(&["--filter", "cli-empty-", "--junit", junit.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    let x = std::fs::read_to_string(&junit).unwrap();
+    let _ = std::fs::remove_file(&junit);
+    assert!(
+        x.contains("<testsuite name=\"9110 §15.2 client: Informational 1xx\""),
+        "{x}"
+    );
+    assert!(x.contains("classname=\"client 9110 §15.2\""), "{x}");
     // Usage errors and refused targets.
+    assert_eq!(
+        run(&["--target", "127.0.0.1:1", "--client", "curl"]).0,
+        Some(2)
+    );
+    assert_eq!(
+        run(&["--target", "127.0.0.1:1", "--role", "client"]).0,
+        Some(2)
+    );
     assert_eq!(run(&["--bogus"]).0, Some(2));
     assert_eq!(run(&["--target", "192.0.2.1:80"]).0, Some(2));
     assert_eq!(run(&["--filter", "no-such-case"]).0, Some(2));

@@ -4,12 +4,20 @@
 //! client concludes (the response it reports, or that it must treat the
 //! answer as an error), tied to its RFC sentence like a server case.
 //!
+//! - [`script`]: the test server, without I/O;
+//! - [`agent`]: h1's user agent on h1-conn's client role, the client the
+//!   in-process run tests;
+//! - [`inprocess`]: the agent against the script in memory (`cargo test`,
+//!   and the binary with no arguments);
 //! - [`contract`]: the report a client under test prints;
 //! - [`judge`]: the verdict, from the case data, the client's report and
 //!   the requests the server received ([`observe`]); it uses no part of
 //!   h1.
 
+pub mod agent;
 pub mod case;
 pub mod contract;
+pub mod inprocess;
 pub mod judge;
 pub mod observe;
+pub mod script;
