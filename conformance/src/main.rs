@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use h1_conformance::case::{self, Case, Outcome, Req};
 use h1_conformance::client::case::ClientCase;
+use h1_conformance::client::live::{Client, ClientLive};
 use h1_conformance::client::{self as client_role, agent};
 use h1_conformance::judge::{judge, Server};
 use h1_conformance::live::Live;
@@ -24,16 +25,31 @@ h1-conformance: an RFC 9112 conformance suite for HTTP/1.1 servers and clients
 USAGE:
     h1-conformance [OPTIONS]
 
-With no --target, every case runs in process against h1: the server cases
-against h1-conn's server role (answering as the echo contract says), the
-client cases against h1's user agent on h1-conn's client role. With
---target, every server case runs on a fresh TCP connection to a server on
-this machine.
+With no --target and no client, every case runs in process against h1: the
+server cases against h1-conn's server role (answering as the echo contract
+says), the client cases against h1's user agent on h1-conn's client role.
+With --target, every server case runs on a fresh TCP connection to a server
+on this machine. With --client or --client-cmd, the suite plays the server
+to a client under test: for each client case it listens on 127.0.0.1 (a
+port of its own), runs the client once with the case's requests, and judges
+the client's report and the requests it made.
 
 OPTIONS:
     --role ROLE        server, client or all: which cases run (default: all
-                       in process; server with --target)
+                       in process; server with --target; client with a
+                       client)
     --target ADDR      a running server, e.g. 127.0.0.1:8080 (loopback only)
+    --client curl      the client under test is curl (the built-in adapter
+                       runs it and reads its output); --client curl=PATH for
+                       another curl binary
+    --client-cmd CMD   the client under test is CMD, run by /bin/sh -c once
+                       per case, with {url} (the first request's URL),
+                       {method} (its method) and {requests} (every request
+                       as METHOD URL BODY, BODY a file or -) replaced; it
+                       prints the client report contract (README.md), e.g.
+                       'target/release/examples/client {requests}'
+    --pause-ms MS      client role: the pause between the steps of an
+                       answer (default 20)
     --echo MODE        the server speaks the echo contract: yes, no or auto
                        (default auto: asks the server once and looks for
                        x-echo-method in the answer)
@@ -52,15 +68,17 @@ OPTIONS:
                        as h1 reads them; a case declaring a deviation keeps
                        its declared heads) for every case and exit; review
                        the difference before committing it
-    --timeout SECS     the longest one case may take (live; default 5)
+    --timeout SECS     the longest one case may take (live, both roles;
+                       default 5)
     --trickle N        write each step in pieces of N bytes (1 to 64), pausing
                        after each within a step's first 2 KiB, so the server
                        gets heads in small reads (live)
     --quiet-ms MS      how long a server must be silent to be done with a
                        step (live; default 200)
-    --jobs N           cases run at once (live; default 1, fair to a server
-                       that serves one connection at a time; raise it for
-                       servers that serve connections concurrently)
+    --jobs N           cases run at once (live, both roles; default 1, fair
+                       to a server that serves one connection at a time;
+                       raise it for servers that serve connections
+                       concurrently, or to run a client faster)
     -h, --help         this text
 
 EXIT STATUS:
@@ -88,6 +106,8 @@ impl Roles {
 struct Args {
     roles: Option<Roles>,
     target: Option<SocketAddr>,
+    client: Option<Client>,
+    pause: Duration,
     echo: Option<bool>,
     filters: Vec<String>,
     json: bool,
@@ -106,6 +126,8 @@ fn parse_args() -> Result<Option<Args>, String> {
     let mut a = Args {
         roles: None,
         target: None,
+        client: None,
+        pause: Duration::from_millis(20),
         echo: None,
         filters: Vec::new(),
         json: false,
@@ -131,6 +153,33 @@ fn parse_args() -> Result<Option<Args>, String> {
                     "all" => Roles::All,
                     v => return Err(format!("--role {v}: want server, client or all")),
                 })
+            }
+            "--client" => {
+                let v = value("--client")?;
+                let program = match v.split_once('=') {
+                    None if v == "curl" => "curl".to_string(),
+                    Some(("curl", path)) if !path.is_empty() => path.to_string(),
+                    _ => return Err(format!("--client {v}: want curl or curl=PATH")),
+                };
+                a.client = Some(Client::Curl(program.into()));
+            }
+            "--client-cmd" => {
+                let v = value("--client-cmd")?;
+                if !["{url}", "{requests}"].iter().any(|p| v.contains(p)) {
+                    return Err(format!(
+                        "--client-cmd {v:?}: name the request with {{url}} or {{requests}}"
+                    ));
+                }
+                a.client = Some(Client::Command(v));
+            }
+            "--pause-ms" => {
+                let v = value("--pause-ms")?;
+                let ms: u64 = v
+                    .parse()
+                    .ok()
+                    .filter(|m| *m <= 5_000)
+                    .ok_or_else(|| format!("--pause-ms {v}: want 0 to 5000"))?;
+                a.pause = Duration::from_millis(ms);
             }
             "--target" => {
                 let v = value("--target")?;
@@ -198,9 +247,13 @@ fn parse_args() -> Result<Option<Args>, String> {
             other => return Err(format!("unknown argument {other:?} (see --help)")),
         }
     }
-    let implied = match a.target {
-        Some(_) => Roles::Server,
-        None => Roles::All,
+    let implied = match (a.target, &a.client) {
+        (Some(_), Some(_)) => {
+            return Err("--target tests a server, --client a client: not both".into())
+        }
+        (Some(_), None) => Roles::Server,
+        (None, Some(_)) => Roles::Client,
+        (None, None) => Roles::All,
     };
     match a.roles {
         None => a.roles = Some(implied),
@@ -351,23 +404,38 @@ fn main() -> ExitCode {
             run_live(&live, &cases, server, args.jobs)
         }
     };
-    let client_results: Vec<ClientResult<'_>> = if client_cases.is_empty() {
-        Vec::new()
-    } else {
-        against.push("h1's user agent (in process, h1-conn's client role)".to_string());
-        let config = agent::config();
-        client_cases
-            .iter()
-            .map(|c| {
-                let obs = client_role::inprocess::run(c, &config);
-                let verdict = client_role::judge::judge(c, &obs);
-                ClientResult {
-                    case: c,
-                    obs,
-                    verdict,
+    let client_results: Vec<ClientResult<'_>> = match &args.client {
+        _ if client_cases.is_empty() => Vec::new(),
+        None => {
+            against.push("h1's user agent (in process, h1-conn's client role)".to_string());
+            let config = agent::config();
+            client_cases
+                .iter()
+                .map(|c| {
+                    let obs = client_role::inprocess::run(c, &config);
+                    let verdict = client_role::judge::judge(c, &obs);
+                    ClientResult {
+                        case: c,
+                        obs,
+                        verdict,
+                    }
+                })
+                .collect()
+        }
+        Some(client) => {
+            let name = match describe_client(client) {
+                Ok(n) => n,
+                Err(e) => {
+                    eprintln!("h1-conformance: {e}");
+                    return ExitCode::from(2);
                 }
-            })
-            .collect()
+            };
+            against.push(name);
+            let mut live = ClientLive::new(client.clone());
+            live.timeout = args.timeout;
+            live.pause = args.pause;
+            run_client_live(&live, &client_cases, args.jobs)
+        }
     };
     let against = against.join("; ");
     let mut notes = Vec::new();
@@ -501,6 +569,70 @@ fn identify(live: &Live) -> Result<Server, String> {
             h1_conformance::judge::describe(&obs)
         )),
     }
+}
+
+/// Names the client under test for the report; an error when it cannot
+/// run at all (curl missing).
+fn describe_client(client: &Client) -> Result<String, String> {
+    match client {
+        Client::Command(cmd) => Ok(format!("the client command `{cmd}`")),
+        Client::Curl(program) => {
+            let out = std::process::Command::new(program)
+                .arg("--version")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| format!("--client curl: cannot run {}: {e}", program.display()))?;
+            let version = String::from_utf8_lossy(&out.stdout);
+            let first = version.lines().next().unwrap_or("curl").split(" (").next();
+            Ok(format!(
+                "{} (the built-in curl adapter)",
+                first.unwrap_or("curl")
+            ))
+        }
+    }
+}
+
+/// Runs the client `cases` live, `jobs` at a time; results in case order.
+fn run_client_live<'c>(
+    live: &ClientLive,
+    cases: &[&'c ClientCase],
+    jobs: usize,
+) -> Vec<ClientResult<'c>> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<_>>> = Mutex::new(vec![None; cases.len()]);
+    let progress = std::io::stderr().is_terminal();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(cases.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(c) = cases.get(i) else { break };
+                let obs = live.run(c);
+                slots.lock().expect("no worker panics holding it")[i] = Some(obs);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if progress {
+                    eprint!("\r\x1b[K{n}/{} {}", cases.len(), c.id);
+                }
+            });
+        }
+    });
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    let slots = slots.into_inner().expect("workers done");
+    cases
+        .iter()
+        .zip(slots)
+        .map(|(c, obs)| {
+            let obs = obs.expect("every case ran");
+            let verdict = client_role::judge::judge(c, &obs);
+            ClientResult {
+                case: c,
+                obs,
+                verdict,
+            }
+        })
+        .collect()
 }
 
 /// Runs `cases` live, `jobs` at a time; results in case order.

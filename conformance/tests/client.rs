@@ -1,11 +1,18 @@
 //! The client role: every client case against h1's user agent in process
-//! (whole and split), and the judge's ability to fail.
+//! (whole and split), the judge's ability to fail, and the live runner
+//! against h1's client example and against curl over loopback.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use h1_conformance::case::Level;
 use h1_conformance::client::agent;
 use h1_conformance::client::case::{self, ClientCase};
 use h1_conformance::client::inprocess;
 use h1_conformance::client::judge::judge;
+use h1_conformance::client::live::{Client, ClientLive};
 use h1_conformance::client::observe::{ClientObservation, Received, Record};
 use h1_conformance::judge::Verdict;
 
@@ -248,4 +255,173 @@ fn the_client_judge_checks_connections_retries_and_requests() {
         judge(&c, &observed(vec![response(200, b"")], vec![get_instead])),
         Verdict::NotApplicable(_)
     ));
+}
+
+// --- live -------------------------------------------------------------------
+
+/// Builds this crate's `client` example with the cargo running this test.
+fn client_example() -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "h1-conformance",
+            "--example",
+            "client",
+            "--message-format=json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run cargo");
+    assert!(out.status.success(), "cargo build --example client failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| m["target"]["name"] == "client" && m["executable"].is_string())
+        .map(|m| PathBuf::from(m["executable"].as_str().unwrap()))
+        .expect("cargo named the client example")
+}
+
+/// Every case run live, four at a time; observations in case order.
+fn run_live(live: &ClientLive, cases: &[ClientCase]) -> Vec<ClientObservation> {
+    let chunks: Vec<&[ClientCase]> = cases.chunks(cases.len().div_ceil(4)).collect();
+    thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| s.spawn(|| chunk.iter().map(|c| live.run(c)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}
+
+#[test]
+fn live_h1_client_gives_the_in_process_verdicts() {
+    let example = client_example();
+    let live = ClientLive::new(Client::Command(format!(
+        "{} {{requests}}",
+        example.display()
+    )));
+    let cases = cases();
+    let config = agent::config();
+    let started = Instant::now();
+    let lives = run_live(&live, &cases);
+    let mut differ = Vec::new();
+    for (c, got) in cases.iter().zip(lives) {
+        let want = inprocess::run(c, &config);
+        let (vw, vg) = (judge(c, &want), judge(c, &got));
+        assert!(got.h1, "{}: the example names itself h1", c.id);
+        if vw != vg || want.records != got.records {
+            differ.push(format!(
+                "{}: in process {vw:?} {:?}\n    live {vg:?} {:?} {:?}",
+                c.id, want.records, got.records, got.problem
+            ));
+        }
+    }
+    println!(
+        "{} client cases live in {:?}",
+        cases.len(),
+        started.elapsed()
+    );
+    assert!(
+        differ.is_empty(),
+        "{} cases differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
+
+/// The cases curl 7.88.1 fails, each for a reason of curl's own (see
+/// conformance/README.md). A curl that fails other cases, or passes one
+/// of these, changes the list: look at the report and update it.
+const CURL_FAILS: [&str; 17] = [
+    "cli-msg-021",   // SHOULD: refuses HTTP/1.7 ("Unsupported HTTP version")
+    "cli-len-008",   // differing Content-Length fields: takes the last
+    "cli-len-009",   // "4, 5": takes the first
+    "cli-len-012",   // "+4" read as 4
+    "cli-len-013",   // "4 4" read as 4
+    "cli-len-014",   // "0x4" read as 0
+    "cli-len-015",   // "4.0" read as 4
+    "cli-len-019",   // 2^64 + 4: the overflowing length is ignored, read to the close
+    "cli-len-020",   // 2^63 + 4: likewise
+    "cli-len-023",   // HTTP/1.0 with Transfer-Encoding: the connection is reused
+    "cli-chunk-017", // a head cut off by the close is taken as complete
+    "cli-chunk-018", // a status line alone is taken as a complete response
+    "cli-chunk-023", // SHOULD: bare LF after a chunk size accepted
+    "cli-chunk-024", // SHOULD: bare LF after chunk data accepted
+    "cli-empty-020", // an unsolicited 101 switches; the rest becomes "content"
+    "cli-conn-008",  // data after a response, with no request outstanding, answers the next request
+    "cli-conn-011",  // SHOULD: a POST retried after the server closed without an answer
+];
+
+#[test]
+fn live_curl_passes_and_fails_the_expected_cases() {
+    let version = Command::new("curl").arg("--version").output().unwrap_or_else(|e| {
+        panic!(
+            "curl cannot run ({e}): this test needs curl on the PATH (Debian: apt-get install curl; .ci/run installs it)"
+        )
+    });
+    let version = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let live = ClientLive::new(Client::Curl("curl".into()));
+    let cases = cases();
+    let lives = run_live(&live, &cases);
+    let mut unexpected = Vec::new();
+    for (c, got) in cases.iter().zip(&lives) {
+        let v = judge(c, got);
+        let expected_fail = CURL_FAILS.contains(&c.id.as_str());
+        match (&v, expected_fail) {
+            (Verdict::Pass, false) | (Verdict::Fail(..), true) => {}
+            _ => unexpected.push(format!("{} [{}]: {v:?}", c.id, c.level)),
+        }
+        assert!(got.problem.is_none(), "{}: {:?}", c.id, got.problem);
+    }
+    assert!(
+        unexpected.is_empty(),
+        "with {version}, verdicts other than expected:\n{}",
+        unexpected.join("\n")
+    );
+}
+
+#[test]
+fn a_client_that_hangs_is_killed_and_fails() {
+    let c = get("cli-len-002");
+    let mut live = ClientLive::new(Client::Command("sleep 30 # {url}".into()));
+    live.timeout = Duration::from_millis(500);
+    let started = Instant::now();
+    let obs = live.run(&c);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        obs.problem.as_deref().is_some_and(|p| p.contains("killed")),
+        "{obs:?}"
+    );
+    assert!(fails(&c, &obs));
+}
+
+#[test]
+fn a_report_that_breaks_the_contract_fails() {
+    let c = get("cli-len-002");
+    // A client that prints a response it never asked for, and one whose
+    // report is not the contract's.
+    for (cmd, why) in [
+        (
+            "printf 'request 1\\nstatus 200\\nbody 4\\nbody\\n' # {url}",
+            "never received",
+        ),
+        ("curl -s {url}", "breaks the contract"),
+    ] {
+        let obs = ClientLive::new(Client::Command(cmd.into())).run(&c);
+        match judge(&c, &obs) {
+            Verdict::Fail(_, w) => assert!(w.contains(why), "{cmd}: {w}"),
+            v => panic!("{cmd}: {v:?} {obs:?}"),
+        }
+    }
 }

@@ -572,6 +572,8 @@ fn the_binary_reports_and_exits_by_verdict() {
         run(&["--target", "127.0.0.1:1", "--role", "client"]).0,
         Some(2)
     );
+    assert_eq!(run(&["--client-cmd", "true"]).0, Some(2));
+    assert_eq!(run(&["--client", "wget"]).0, Some(2));
     assert_eq!(run(&["--bogus"]).0, Some(2));
     assert_eq!(run(&["--target", "192.0.2.1:80"]).0, Some(2));
     assert_eq!(run(&["--filter", "no-such-case"]).0, Some(2));
@@ -592,6 +594,19 @@ fn the_binary_reports_and_exits_by_verdict() {
         out.contains("FAIL clte-") && out.contains("no echo contract"),
         "{out}"
     );
+    // A client that accepts whatever it gets fails MUST client cases: it
+    // reports the same response for every request, whatever came back.
+    let (code, out, _) = run(&[
+        "--client-cmd",
+        "curl -s -o /dev/null {url}; printf 'request 1\\nstatus 200\\nbody 4\\nbody\\n'",
+        "--filter",
+        "cli-len-",
+        "--timeout",
+        "3",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("FAIL cli-len-006 [MUST]"), "{out}");
+    assert!(out.contains("against the client command"), "{out}");
 }
 
 #[test]

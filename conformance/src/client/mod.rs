@@ -6,10 +6,12 @@
 //!
 //! - [`script`]: the test server, without I/O;
 //! - [`agent`]: h1's user agent on h1-conn's client role, the client the
-//!   in-process run tests;
+//!   in-process run and h1's client example test;
 //! - [`inprocess`]: the agent against the script in memory (`cargo test`,
 //!   and the binary with no arguments);
-//! - [`contract`]: the report a client under test prints;
+//! - [`live`]: the script on a loopback port and a client command run once
+//!   per case ([`curl`] has a ready adapter), its report read as the
+//!   [`contract`] says;
 //! - [`judge`]: the verdict, from the case data, the client's report and
 //!   the requests the server received ([`observe`]); it uses no part of
 //!   h1.
@@ -17,7 +19,9 @@
 pub mod agent;
 pub mod case;
 pub mod contract;
+pub mod curl;
 pub mod inprocess;
 pub mod judge;
+pub mod live;
 pub mod observe;
 pub mod script;
