@@ -336,14 +336,18 @@ fn section_title(role: Role, key: &str) -> String {
 /// How many cases of each kind the report holds, for its first line.
 fn counts(s: &Summary) -> String {
     let [own, vectors, client] = s.origins.map(|t| t.total());
+    let clients = match client {
+        1 => "1 client case".to_string(),
+        n => format!("{n} client cases"),
+    };
     match (own + vectors, client) {
         (_, 0) => format!(
             "{} cases ({own} own, {vectors} imported vectors)",
             s.total.total()
         ),
-        (0, _) => format!("{client} client cases"),
+        (0, _) => clients,
         _ => format!(
-            "{} cases ({own} own, {vectors} imported vectors, {client} client cases)",
+            "{} cases ({own} own, {vectors} imported vectors, {clients})",
             s.total.total()
         ),
     }
