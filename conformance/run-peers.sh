@@ -4,7 +4,7 @@
 # side, by level and by RFC section, the cases where h1 and most of the
 # peers disagree, and where the servers without the echo contract fail.
 #
-#   h1 in process    h1-conformance without --target
+#   h1 in process    h1-conformance --role server (without --target)
 #   h1 echo (TCP)    h1-conn's `echo` example
 #   hyper            conformance/peers/hyper-echo (hyper 1.x, tokio current_thread;
 #                    its own Cargo project and Cargo.lock, built --locked)
@@ -267,7 +267,9 @@ run() {
     runs+=("$name:$!")
 }
 echo "running the suite${subset:+ (quick: ${filters[*]})}" >&2
-run inprocess
+# The server cases only: the peers are servers (the client role's cases run
+# against clients, `--client`).
+run inprocess --role server
 run echo --target "$echo_addr" --jobs 4
 run hyper --target "$hyper_addr" --jobs 4
 run go --target "$go_addr" --jobs 4
@@ -305,7 +307,7 @@ seconds=$((SECONDS - began))
 
 python3 "$here/peers.py" \
     --run "h1 in process" "$work/inprocess.json" \
-    "\`h1-conformance\` without \`--target\`: h1-conn's server role in memory, echo contract (\`src/echo.rs\`)." \
+    "\`h1-conformance --role server\` without \`--target\`: h1-conn's server role in memory, echo contract (\`src/echo.rs\`)." \
     --run "h1 echo (TCP)" "$work/echo.json" \
     "h1-conn's \`echo\` example over a socket (\`--target ADDR --jobs 4\`; the echo contract is detected)." \
     --run "hyper" "$work/hyper.json" \

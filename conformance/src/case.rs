@@ -1,6 +1,7 @@
 //! A case: the bytes a client sends, the requirement they check and the
 //! outcome a conforming server produces; and the loader of the case files
-//! (`cases/README.md` describes their format).
+//! (`cases/README.md` describes their format). The files that test clients
+//! (`role = "client"`) are read by [`crate::client::case`].
 
 use std::fmt;
 
@@ -38,6 +39,26 @@ impl Level {
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Which side of a connection a case tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// A server: the case is the bytes a client sends.
+    Server,
+    /// A client: the case is the responses a server sends
+    /// ([`crate::client::case::ClientCase`]).
+    Client,
+}
+
+impl Role {
+    /// `"server"` or `"client"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Server => "server",
+            Role::Client => "client",
+        }
     }
 }
 
@@ -290,7 +311,10 @@ pub fn all() -> Result<Vec<Case>, String> {
 pub fn undeclared() -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     for (name, text) in CASE_FILES {
-        cases.extend(parse_file(name, text)?);
+        let table = parse_toml(name, text)?;
+        if file_role(name, &table)? == Role::Server {
+            cases.extend(cases_of(name, &table)?);
+        }
     }
     cases.extend(crate::vectors::parse(crate::vectors::VECTORS)?);
     check_unique(&cases)?;
@@ -306,10 +330,37 @@ fn check_unique(cases: &[Case]) -> Result<(), String> {
     }
 }
 
-/// The cases of one TOML file; `name` is used in errors.
+/// The cases of one TOML file of server cases; `name` is used in errors.
 pub fn parse_file(name: &str, text: &str) -> Result<Vec<Case>, String> {
-    let table: Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
-    let mut top = Fields::new(&table, name.to_string());
+    let table = parse_toml(name, text)?;
+    match file_role(name, &table)? {
+        Role::Server => cases_of(name, &table),
+        Role::Client => Err(format!(
+            "{name}: a file of client cases (read by client::case::parse_file)"
+        )),
+    }
+}
+
+/// A case file as a TOML table.
+pub(crate) fn parse_toml(name: &str, text: &str) -> Result<Table, String> {
+    text.parse().map_err(|e| format!("{name}: {e}"))
+}
+
+/// The role a case file's cases test: its top-level `role`, `"server"`
+/// when absent.
+pub(crate) fn file_role(name: &str, table: &Table) -> Result<Role, String> {
+    match table.get("role") {
+        None => Ok(Role::Server),
+        Some(Value::String(s)) if s == "server" => Ok(Role::Server),
+        Some(Value::String(s)) if s == "client" => Ok(Role::Client),
+        Some(v) => Err(format!("{name}: `role` {v}: want \"server\" or \"client\"")),
+    }
+}
+
+/// The server cases of a parsed file.
+fn cases_of(name: &str, table: &Table) -> Result<Vec<Case>, String> {
+    let mut top = Fields::new(table, name.to_string());
+    let _ = top.take("role");
     let area = top.string("area")?;
     let none = Vec::new();
     let list = match top.take("case") {
@@ -336,14 +387,14 @@ pub fn parse_file(name: &str, text: &str) -> Result<Vec<Case>, String> {
 /// The keys of one table, each taken once; [`Fields::done`] refuses the
 /// keys no one asked for (a typo in a case file must not silently drop an
 /// expectation).
-struct Fields<'t> {
+pub(crate) struct Fields<'t> {
     table: &'t Table,
     taken: Vec<&'static str>,
     ctx: String,
 }
 
 impl<'t> Fields<'t> {
-    fn new(table: &'t Table, ctx: String) -> Fields<'t> {
+    pub(crate) fn new(table: &'t Table, ctx: String) -> Fields<'t> {
         Fields {
             table,
             taken: Vec::new(),
@@ -351,21 +402,21 @@ impl<'t> Fields<'t> {
         }
     }
 
-    fn take(&mut self, key: &'static str) -> Option<&'t Value> {
+    pub(crate) fn take(&mut self, key: &'static str) -> Option<&'t Value> {
         self.taken.push(key);
         self.table.get(key)
     }
 
-    fn err(&self, msg: impl fmt::Display) -> String {
+    pub(crate) fn err(&self, msg: impl fmt::Display) -> String {
         format!("{}: {msg}", self.ctx)
     }
 
-    fn string(&mut self, key: &'static str) -> Result<String, String> {
+    pub(crate) fn string(&mut self, key: &'static str) -> Result<String, String> {
         self.opt_string(key)?
             .ok_or_else(|| self.err(format!("`{key}` is missing")))
     }
 
-    fn opt_string(&mut self, key: &'static str) -> Result<Option<String>, String> {
+    pub(crate) fn opt_string(&mut self, key: &'static str) -> Result<Option<String>, String> {
         match self.take(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -373,7 +424,7 @@ impl<'t> Fields<'t> {
         }
     }
 
-    fn bytes(&mut self, key: &'static str) -> Result<Option<Vec<u8>>, String> {
+    pub(crate) fn bytes(&mut self, key: &'static str) -> Result<Option<Vec<u8>>, String> {
         match self.opt_string(key)? {
             None => Ok(None),
             Some(s) => unescape(&s)
@@ -382,7 +433,7 @@ impl<'t> Fields<'t> {
         }
     }
 
-    fn bool(&mut self, key: &'static str) -> Result<Option<bool>, String> {
+    pub(crate) fn bool(&mut self, key: &'static str) -> Result<Option<bool>, String> {
         match self.take(key) {
             None => Ok(None),
             Some(Value::Boolean(b)) => Ok(Some(*b)),
@@ -390,7 +441,7 @@ impl<'t> Fields<'t> {
         }
     }
 
-    fn count(&mut self, key: &'static str) -> Result<Option<usize>, String> {
+    pub(crate) fn count(&mut self, key: &'static str) -> Result<Option<usize>, String> {
         match self.take(key) {
             None => Ok(None),
             Some(Value::Integer(n)) => usize::try_from(*n)
@@ -400,7 +451,7 @@ impl<'t> Fields<'t> {
         }
     }
 
-    fn statuses(&mut self, key: &'static str) -> Result<Option<Statuses>, String> {
+    pub(crate) fn statuses(&mut self, key: &'static str) -> Result<Option<Statuses>, String> {
         let Some(v) = self.take(key) else {
             return Ok(None);
         };
@@ -428,7 +479,7 @@ impl<'t> Fields<'t> {
         Ok(Some(Statuses(pats)))
     }
 
-    fn done(self) -> Result<(), String> {
+    pub(crate) fn done(self) -> Result<(), String> {
         match self
             .table
             .keys()

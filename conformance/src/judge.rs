@@ -35,9 +35,15 @@ impl Verdict {
 
     /// The level a verdict counts at: a failure's own, else the case's.
     pub fn level(&self, case: &Case) -> Level {
+        self.counts_at(case.level)
+    }
+
+    /// The level a verdict on a case of level `case_level` counts at: a
+    /// failure's own, else the case's.
+    pub fn counts_at(&self, case_level: Level) -> Level {
         match self {
             Verdict::Fail(level, _) => *level,
-            _ => case.level,
+            _ => case_level,
         }
     }
 }

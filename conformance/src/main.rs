@@ -1,5 +1,6 @@
 //! `h1-conformance`: runs the RFC 9112 suite in process against h1, or
-//! over loopback TCP against a running server, and prints the report.
+//! over loopback TCP against a running server or with a client under test,
+//! and prints the report.
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
@@ -9,24 +10,46 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use h1_conformance::case::{self, Case, Outcome, Req};
+use h1_conformance::client::case::ClientCase;
+use h1_conformance::client::live::{Client, ClientLive};
+use h1_conformance::client::{self as client_role, agent};
 use h1_conformance::judge::{judge, Server};
 use h1_conformance::live::Live;
 use h1_conformance::observe::{Observation, PROBE};
-use h1_conformance::report::{self, CaseResult};
-use h1_conformance::{echo, inprocess, selected};
+use h1_conformance::report::{self, CaseResult, ClientResult, Reported};
+use h1_conformance::{echo, inprocess, selected, selected_client};
 
 const USAGE: &str = "\
-h1-conformance: an RFC 9112 conformance suite for HTTP/1.1 servers
+h1-conformance: an RFC 9112 conformance suite for HTTP/1.1 servers and clients
 
 USAGE:
     h1-conformance [OPTIONS]
 
-With no --target, every case runs in process against h1 (h1-conn's server
-role answering as the echo contract says). With --target, every case runs on
-a fresh TCP connection to a server on this machine.
+With no --target and no client, every case runs in process against h1: the
+server cases against h1-conn's server role (answering as the echo contract
+says), the client cases against h1's user agent on h1-conn's client role.
+With --target, every server case runs on a fresh TCP connection to a server
+on this machine. With --client or --client-cmd, the suite plays the server
+to a client under test: for each client case it listens on 127.0.0.1 (a
+port of its own), runs the client once with the case's requests, and judges
+the client's report and the requests it made.
 
 OPTIONS:
+    --role ROLE        server, client or all: which cases run (default: all
+                       in process; server with --target; client with a
+                       client)
     --target ADDR      a running server, e.g. 127.0.0.1:8080 (loopback only)
+    --client curl      the client under test is curl (the built-in adapter
+                       runs it and reads its output); --client curl=PATH for
+                       another curl binary
+    --client-cmd CMD   the client under test is CMD, run by /bin/sh -c once
+                       per case, with {url} (the first request's URL),
+                       {method} (its method) and {requests} (every request
+                       as METHOD URL BODY, BODY a file or -) replaced; it
+                       prints the client report contract (README.md), e.g.
+                       'target/release/examples/client {requests}'
+    --pause-ms MS      client role: the pause between the steps of an
+                       answer (default 20)
     --echo MODE        the server speaks the echo contract: yes, no or auto
                        (default auto: asks the server once and looks for
                        x-echo-method in the answer)
@@ -45,23 +68,46 @@ OPTIONS:
                        as h1 reads them; a case declaring a deviation keeps
                        its declared heads) for every case and exit; review
                        the difference before committing it
-    --timeout SECS     the longest one case may take (live; default 5)
+    --timeout SECS     the longest one case may take (live, both roles;
+                       default 5)
     --trickle N        write each step in pieces of N bytes (1 to 64), pausing
                        after each within a step's first 2 KiB, so the server
                        gets heads in small reads (live)
     --quiet-ms MS      how long a server must be silent to be done with a
                        step (live; default 200)
-    --jobs N           cases run at once (live; default 1, fair to a server
-                       that serves one connection at a time; raise it for
-                       servers that serve connections concurrently)
+    --jobs N           cases run at once (live, both roles; default 1, fair
+                       to a server that serves one connection at a time;
+                       raise it for servers that serve connections
+                       concurrently, or to run a client faster)
     -h, --help         this text
 
 EXIT STATUS:
     0 no MUST case failed, 1 a MUST case failed, 2 bad usage or no server.
 ";
 
+/// Which cases a run holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Roles {
+    Server,
+    Client,
+    All,
+}
+
+impl Roles {
+    fn server(self) -> bool {
+        self != Roles::Client
+    }
+
+    fn client(self) -> bool {
+        self != Roles::Server
+    }
+}
+
 struct Args {
+    roles: Option<Roles>,
     target: Option<SocketAddr>,
+    client: Option<Client>,
+    pause: Duration,
     echo: Option<bool>,
     filters: Vec<String>,
     json: bool,
@@ -78,7 +124,10 @@ struct Args {
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut a = Args {
+        roles: None,
         target: None,
+        client: None,
+        pause: Duration::from_millis(20),
         echo: None,
         filters: Vec::new(),
         json: false,
@@ -97,6 +146,41 @@ fn parse_args() -> Result<Option<Args>, String> {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
+            "--role" => {
+                a.roles = Some(match value("--role")?.as_str() {
+                    "server" => Roles::Server,
+                    "client" => Roles::Client,
+                    "all" => Roles::All,
+                    v => return Err(format!("--role {v}: want server, client or all")),
+                })
+            }
+            "--client" => {
+                let v = value("--client")?;
+                let program = match v.split_once('=') {
+                    None if v == "curl" => "curl".to_string(),
+                    Some(("curl", path)) if !path.is_empty() => path.to_string(),
+                    _ => return Err(format!("--client {v}: want curl or curl=PATH")),
+                };
+                a.client = Some(Client::Curl(program.into()));
+            }
+            "--client-cmd" => {
+                let v = value("--client-cmd")?;
+                if !["{url}", "{requests}"].iter().any(|p| v.contains(p)) {
+                    return Err(format!(
+                        "--client-cmd {v:?}: name the request with {{url}} or {{requests}}"
+                    ));
+                }
+                a.client = Some(Client::Command(v));
+            }
+            "--pause-ms" => {
+                let v = value("--pause-ms")?;
+                let ms: u64 = v
+                    .parse()
+                    .ok()
+                    .filter(|m| *m <= 5_000)
+                    .ok_or_else(|| format!("--pause-ms {v}: want 0 to 5000"))?;
+                a.pause = Duration::from_millis(ms);
+            }
             "--target" => {
                 let v = value("--target")?;
                 a.target = Some(
@@ -163,6 +247,38 @@ fn parse_args() -> Result<Option<Args>, String> {
             other => return Err(format!("unknown argument {other:?} (see --help)")),
         }
     }
+    let implied = match (a.target, &a.client) {
+        (Some(_), Some(_)) => {
+            return Err("--target tests a server, --client a client: not both".into())
+        }
+        (Some(_), None) => Roles::Server,
+        (None, Some(_)) => Roles::Client,
+        (None, None) => Roles::All,
+    };
+    match a.roles {
+        None => a.roles = Some(implied),
+        Some(r) if implied != Roles::All && r != implied => {
+            return Err(format!(
+                "--role {}: {} runs only {} cases",
+                if r == Roles::Server {
+                    "server"
+                } else {
+                    "client"
+                },
+                if a.target.is_some() {
+                    "--target"
+                } else {
+                    "a client"
+                },
+                if implied == Roles::Server {
+                    "server"
+                } else {
+                    "client"
+                }
+            ))
+        }
+        Some(_) => {}
+    }
     Ok(Some(a))
 }
 
@@ -181,6 +297,7 @@ fn main() -> ExitCode {
     if args.write_heads {
         return write_heads();
     }
+    let roles = args.roles.unwrap_or(Roles::All);
     let all = match case::all() {
         Ok(c) => c,
         Err(e) => {
@@ -188,8 +305,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cases: Vec<&Case> = all.iter().filter(|c| selected(c, &args.filters)).collect();
-    if cases.is_empty() {
+    let all_client = match client_role::case::all() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("h1-conformance: the client case files: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cases: Vec<&Case> = all
+        .iter()
+        .filter(|c| roles.server() && selected(c, &args.filters))
+        .collect();
+    let client_cases: Vec<&ClientCase> = all_client
+        .iter()
+        .filter(|c| roles.client() && selected_client(c, &args.filters))
+        .collect();
+    if cases.is_empty() && client_cases.is_empty() {
         eprintln!("h1-conformance: no case matches {:?}", args.filters);
         return ExitCode::from(2);
     }
@@ -204,17 +335,29 @@ fn main() -> ExitCode {
                 c.sentence
             ));
         }
+        for c in &client_cases {
+            list.push_str(&format!(
+                "{:<14} {:<6} {:<20} {}\n",
+                c.id,
+                c.level.as_str(),
+                c.section,
+                c.sentence
+            ));
+        }
         emit(&list);
         return ExitCode::SUCCESS;
     }
-    let (against, results) = match args.target {
+    let mut against = Vec::new();
+    let results: Vec<CaseResult<'_>> = match args.target {
+        _ if cases.is_empty() => Vec::new(),
         None => {
             let config = echo::config();
             let server = Server {
                 echo: args.echo.unwrap_or(true),
                 h1: true,
             };
-            let results = cases
+            against.push("h1 (in process, echo contract)".to_string());
+            cases
                 .iter()
                 .map(|c| {
                     let obs = inprocess::run(c, &config);
@@ -225,8 +368,7 @@ fn main() -> ExitCode {
                         verdict,
                     }
                 })
-                .collect();
-            ("h1 (in process, echo contract)".to_string(), results)
+                .collect()
         }
         Some(addr) => {
             let mut live = match Live::new(addr) {
@@ -252,16 +394,50 @@ fn main() -> ExitCode {
                 echo: args.echo.unwrap_or(detected.echo),
                 h1: detected.h1,
             };
-            let results = run_live(&live, &cases, server, args.jobs);
             let contract = if server.echo {
                 "echo contract"
             } else {
                 "no echo contract"
             };
             let who = if server.h1 { ", h1" } else { "" };
-            (format!("{addr} ({contract}{who})"), results)
+            against.push(format!("{addr} ({contract}{who})"));
+            run_live(&live, &cases, server, args.jobs)
         }
     };
+    let client_results: Vec<ClientResult<'_>> = match &args.client {
+        _ if client_cases.is_empty() => Vec::new(),
+        None => {
+            against.push("h1's user agent (in process, h1-conn's client role)".to_string());
+            let config = agent::config();
+            client_cases
+                .iter()
+                .map(|c| {
+                    let obs = client_role::inprocess::run(c, &config);
+                    let verdict = client_role::judge::judge(c, &obs);
+                    ClientResult {
+                        case: c,
+                        obs,
+                        verdict,
+                    }
+                })
+                .collect()
+        }
+        Some(client) => {
+            let name = match describe_client(client) {
+                Ok(n) => n,
+                Err(e) => {
+                    eprintln!("h1-conformance: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            against.push(name);
+            let mut live = ClientLive::new(client.clone());
+            live.timeout = args.timeout;
+            live.pause = args.pause;
+            run_client_live(&live, &client_cases, args.jobs)
+        }
+    };
+    let against = against.join("; ");
     let mut notes = Vec::new();
     if args.target.is_some() {
         let with_fields = cases
@@ -278,7 +454,12 @@ fn main() -> ExitCode {
             ));
         }
     }
-    let summary = report::Summary::of(&results);
+    let rows: Vec<&dyn Reported> = results
+        .iter()
+        .map(|r| r as &dyn Reported)
+        .chain(client_results.iter().map(|r| r as &dyn Reported))
+        .collect();
+    let summary = report::Summary::of(&rows);
     let listing = if args.only_failures {
         report::Listing::Failures
     } else if args.verbose || args.json {
@@ -287,7 +468,7 @@ fn main() -> ExitCode {
         report::Listing::Problems
     };
     if let Some(path) = &args.junit {
-        if let Err(e) = std::fs::write(path, report::junit(&results, &against)) {
+        if let Err(e) = std::fs::write(path, report::junit(&rows, &against)) {
             eprintln!("h1-conformance: --junit {}: {e}", path.display());
             return ExitCode::from(2);
         }
@@ -295,10 +476,10 @@ fn main() -> ExitCode {
     if args.json {
         emit(&format!(
             "{}\n",
-            report::json(&results, &against, &notes, listing)
+            report::json(&rows, &against, &notes, listing)
         ));
     } else {
-        emit(&report::text(&results, &against, &notes, listing));
+        emit(&report::text(&rows, &against, &notes, listing));
     }
     if summary.must_failed() > 0 {
         ExitCode::from(1)
@@ -388,6 +569,70 @@ fn identify(live: &Live) -> Result<Server, String> {
             h1_conformance::judge::describe(&obs)
         )),
     }
+}
+
+/// Names the client under test for the report; an error when it cannot
+/// run at all (curl missing).
+fn describe_client(client: &Client) -> Result<String, String> {
+    match client {
+        Client::Command(cmd) => Ok(format!("the client command `{cmd}`")),
+        Client::Curl(program) => {
+            let out = std::process::Command::new(program)
+                .arg("--version")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| format!("--client curl: cannot run {}: {e}", program.display()))?;
+            let version = String::from_utf8_lossy(&out.stdout);
+            let first = version.lines().next().unwrap_or("curl").split(" (").next();
+            Ok(format!(
+                "{} (the built-in curl adapter)",
+                first.unwrap_or("curl")
+            ))
+        }
+    }
+}
+
+/// Runs the client `cases` live, `jobs` at a time; results in case order.
+fn run_client_live<'c>(
+    live: &ClientLive,
+    cases: &[&'c ClientCase],
+    jobs: usize,
+) -> Vec<ClientResult<'c>> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<_>>> = Mutex::new(vec![None; cases.len()]);
+    let progress = std::io::stderr().is_terminal();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(cases.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(c) = cases.get(i) else { break };
+                let obs = live.run(c);
+                slots.lock().expect("no worker panics holding it")[i] = Some(obs);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if progress {
+                    eprint!("\r\x1b[K{n}/{} {}", cases.len(), c.id);
+                }
+            });
+        }
+    });
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    let slots = slots.into_inner().expect("workers done");
+    cases
+        .iter()
+        .zip(slots)
+        .map(|(c, obs)| {
+            let obs = obs.expect("every case ran");
+            let verdict = client_role::judge::judge(c, &obs);
+            ClientResult {
+                case: c,
+                obs,
+                verdict,
+            }
+        })
+        .collect()
 }
 
 /// Runs `cases` live, `jobs` at a time; results in case order.

@@ -7,7 +7,10 @@ use std::fmt::Write;
 
 use serde_json::{json, Value};
 
-use crate::case::{section_order, Case, Level, Origin};
+use crate::case::{section_key, section_order, Case, Level, Origin, Role};
+use crate::client::case::ClientCase;
+use crate::client::judge as client_judge;
+use crate::client::observe::ClientObservation;
 use crate::escape::escape;
 use crate::judge::{describe, expected, Verdict};
 use crate::observe::Observation;
@@ -22,6 +25,194 @@ pub struct CaseResult<'c> {
     pub obs: Observation,
     /// The verdict.
     pub verdict: Verdict,
+}
+
+/// One client case's result.
+#[derive(Clone, Debug)]
+pub struct ClientResult<'c> {
+    /// The case.
+    pub case: &'c ClientCase,
+    /// What the client reported and the server received.
+    pub obs: ClientObservation,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// What the report needs of one case's result, for either role.
+pub trait Reported {
+    /// The case's id.
+    fn id(&self) -> &str;
+    /// Its file's area (or the vector's category).
+    fn area(&self) -> &str;
+    /// Its section as written.
+    fn section(&self) -> &str;
+    /// Its requirement level.
+    fn level(&self) -> Level;
+    /// The sentence it checks.
+    fn sentence(&self) -> &str;
+    /// The side of the connection it tests.
+    fn role(&self) -> Role;
+    /// Own case or imported vector.
+    fn origin(&self) -> Origin;
+    /// What it requires of the peer (`"echo"`), if anything.
+    fn requires(&self) -> Option<&'static str>;
+    /// The deviation h1 declares, if any.
+    fn deviation(&self) -> Option<&str>;
+    /// What was sent, escaped, each step at most `max` characters.
+    fn sent(&self, max: usize) -> String;
+    /// What the case wants, in one line.
+    fn expected(&self) -> String;
+    /// What came back, in one line.
+    fn got(&self) -> String;
+    /// The final statuses seen.
+    fn statuses(&self) -> Vec<u16>;
+    /// The verdict.
+    fn verdict(&self) -> &Verdict;
+
+    /// The section key the report groups by.
+    fn section_key(&self) -> String {
+        section_key(self.section())
+    }
+
+    /// The level the verdict counts at.
+    fn counts_at(&self) -> Level {
+        self.verdict().counts_at(self.level())
+    }
+}
+
+impl Reported for CaseResult<'_> {
+    fn id(&self) -> &str {
+        &self.case.id
+    }
+    fn area(&self) -> &str {
+        &self.case.area
+    }
+    fn section(&self) -> &str {
+        &self.case.section
+    }
+    fn level(&self) -> Level {
+        self.case.level
+    }
+    fn sentence(&self) -> &str {
+        &self.case.sentence
+    }
+    fn role(&self) -> Role {
+        Role::Server
+    }
+    fn origin(&self) -> Origin {
+        self.case.origin
+    }
+    fn requires(&self) -> Option<&'static str> {
+        self.case.requires_echo.then_some("echo")
+    }
+    fn deviation(&self) -> Option<&str> {
+        self.case.deviation.as_deref()
+    }
+    fn sent(&self, max: usize) -> String {
+        sent(self.case, max)
+    }
+    fn expected(&self) -> String {
+        expected(self.case)
+    }
+    fn got(&self) -> String {
+        describe(&self.obs)
+    }
+    fn statuses(&self) -> Vec<u16> {
+        self.obs.answers.iter().map(|a| a.status).collect()
+    }
+    fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+}
+
+impl Reported for ClientResult<'_> {
+    fn id(&self) -> &str {
+        &self.case.id
+    }
+    fn area(&self) -> &str {
+        &self.case.area
+    }
+    fn section(&self) -> &str {
+        &self.case.section
+    }
+    fn level(&self) -> Level {
+        self.case.level
+    }
+    fn sentence(&self) -> &str {
+        &self.case.sentence
+    }
+    fn role(&self) -> Role {
+        Role::Client
+    }
+    fn origin(&self) -> Origin {
+        Origin::Suite
+    }
+    fn requires(&self) -> Option<&'static str> {
+        None
+    }
+    fn deviation(&self) -> Option<&str> {
+        self.case.deviation.as_deref()
+    }
+    fn sent(&self, max: usize) -> String {
+        client_judge::sent(self.case, max)
+    }
+    fn expected(&self) -> String {
+        client_judge::expected(self.case)
+    }
+    fn got(&self) -> String {
+        client_judge::describe(self.case, &self.obs)
+    }
+    fn statuses(&self) -> Vec<u16> {
+        self.obs.records.iter().filter_map(|r| r.status).collect()
+    }
+    fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+}
+
+impl<T: Reported + ?Sized> Reported for &T {
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+    fn area(&self) -> &str {
+        (**self).area()
+    }
+    fn section(&self) -> &str {
+        (**self).section()
+    }
+    fn level(&self) -> Level {
+        (**self).level()
+    }
+    fn sentence(&self) -> &str {
+        (**self).sentence()
+    }
+    fn role(&self) -> Role {
+        (**self).role()
+    }
+    fn origin(&self) -> Origin {
+        (**self).origin()
+    }
+    fn requires(&self) -> Option<&'static str> {
+        (**self).requires()
+    }
+    fn deviation(&self) -> Option<&str> {
+        (**self).deviation()
+    }
+    fn sent(&self, max: usize) -> String {
+        (**self).sent(max)
+    }
+    fn expected(&self) -> String {
+        (**self).expected()
+    }
+    fn got(&self) -> String {
+        (**self).got()
+    }
+    fn statuses(&self) -> Vec<u16> {
+        (**self).statuses()
+    }
+    fn verdict(&self) -> &Verdict {
+        (**self).verdict()
+    }
 }
 
 /// Counts of verdicts.
@@ -53,44 +244,42 @@ impl Tally {
     }
 }
 
-/// Totals by section (in RFC order), by level, and overall.
+/// Totals by section (in RFC order, the server role's sections first), by
+/// level, and overall.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
-    /// By section key (`9112 §6.3`).
-    pub sections: Vec<(String, Tally)>,
+    /// By role and section key (`9112 §6.3`).
+    pub sections: Vec<(Role, String, Tally)>,
     /// MUST, SHOULD, MAY.
     pub levels: Vec<(Level, Tally)>,
     /// Every case.
     pub total: Tally,
-    /// Own cases and imported vectors.
-    pub origins: [Tally; 2],
+    /// Own server cases, imported vectors, and client cases.
+    pub origins: [Tally; 3],
 }
 
 impl Summary {
     /// Counts `results`.
-    pub fn of(results: &[CaseResult<'_>]) -> Summary {
-        let mut sections: BTreeMap<(String, Vec<u32>), (String, Tally)> = BTreeMap::new();
+    pub fn of<R: Reported>(results: &[R]) -> Summary {
+        type Key = (Role, (String, Vec<u32>));
+        let mut sections: BTreeMap<Key, (String, Tally)> = BTreeMap::new();
         let mut levels: BTreeMap<Level, Tally> = BTreeMap::new();
         let mut s = Summary::default();
         for r in results {
-            let key = r.case.section_key();
+            let key = r.section_key();
             sections
-                .entry(section_order(&key))
+                .entry((r.role(), section_order(&key)))
                 .or_insert_with(|| (key.clone(), Tally::default()))
                 .1
-                .add(&r.verdict);
-            levels
-                .entry(r.verdict.level(r.case))
-                .or_default()
-                .add(&r.verdict);
-            s.total.add(&r.verdict);
-            let o = match r.case.origin {
-                Origin::Suite => 0,
-                Origin::Vector => 1,
-            };
-            s.origins[o].add(&r.verdict);
+                .add(r.verdict());
+            levels.entry(r.counts_at()).or_default().add(r.verdict());
+            s.total.add(r.verdict());
+            s.origins[origin_index(r)].add(r.verdict());
         }
-        s.sections = sections.into_values().collect();
+        s.sections = sections
+            .into_iter()
+            .map(|((role, _), (key, t))| (role, key, t))
+            .collect();
         s.levels = levels.into_iter().collect();
         s
     }
@@ -125,30 +314,64 @@ impl Listing {
     }
 }
 
-/// The text report. `against` names the server; `notes` say what the run
-/// could not check; `listing` says which cases are listed one by one.
-pub fn text(
-    results: &[CaseResult<'_>],
+/// Where a result is counted in [`Summary::origins`].
+fn origin_index<R: Reported>(r: &R) -> usize {
+    match (r.role(), r.origin()) {
+        (Role::Client, _) => 2,
+        (Role::Server, Origin::Suite) => 0,
+        (Role::Server, Origin::Vector) => 1,
+    }
+}
+
+/// A section's title in the report: the RFC's, marked `client:` for the
+/// client role's sections.
+fn section_title(role: Role, key: &str) -> String {
+    let t = title(key).unwrap_or("");
+    match role {
+        Role::Server => t.to_string(),
+        Role::Client => format!("client: {t}"),
+    }
+}
+
+/// How many cases of each kind the report holds, for its first line.
+fn counts(s: &Summary) -> String {
+    let [own, vectors, client] = s.origins.map(|t| t.total());
+    let clients = match client {
+        1 => "1 client case".to_string(),
+        n => format!("{n} client cases"),
+    };
+    match (own + vectors, client) {
+        (_, 0) => format!(
+            "{} cases ({own} own, {vectors} imported vectors)",
+            s.total.total()
+        ),
+        (0, _) => clients,
+        _ => format!(
+            "{} cases ({own} own, {vectors} imported vectors, {clients})",
+            s.total.total()
+        ),
+    }
+}
+
+/// The text report. `against` names the server (or client); `notes` say
+/// what the run could not check; `listing` says which cases are listed one
+/// by one.
+pub fn text<R: Reported>(
+    results: &[R],
     against: &str,
     notes: &[String],
     listing: Listing,
 ) -> String {
     let s = Summary::of(results);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "h1-conformance: {} cases ({} own, {} imported vectors) against {against}\n",
-        s.total.total(),
-        s.origins[0].total(),
-        s.origins[1].total()
-    );
+    let _ = writeln!(out, "h1-conformance: {} against {against}\n", counts(&s));
     let _ = writeln!(
         out,
         "{:<14} {:<44} {:>5} {:>5} {:>5} {:>5}",
         "section", "title", "pass", "fail", "dev", "n/a"
     );
-    for (key, t) in &s.sections {
-        let name: String = title(key).unwrap_or("").chars().take(44).collect();
+    for (role, key, t) in &s.sections {
+        let name: String = section_title(*role, key).chars().take(44).collect();
         let _ = writeln!(
             out,
             "{key:<14} {name:<44} {:>5} {:>5} {:>5} {:>5}",
@@ -177,9 +400,9 @@ pub fn text(
             t.na
         );
     }
-    let shown: Vec<&CaseResult<'_>> = results
+    let shown: Vec<&R> = results
         .iter()
-        .filter(|r| listing.shows(&r.verdict))
+        .filter(|r| listing.shows(r.verdict()))
         .collect();
     if !shown.is_empty() {
         let _ = writeln!(
@@ -193,27 +416,30 @@ pub fn text(
         );
     }
     for r in shown {
-        let c = r.case;
         let _ = writeln!(
             out,
-            "\n{} {} [{}] {}: {}",
-            r.verdict.label().to_uppercase(),
-            c.id,
-            r.verdict.level(c),
-            c.section,
-            one_line(&c.sentence, 160)
+            "\n{} {} [{}] {}{}: {}",
+            r.verdict().label().to_uppercase(),
+            r.id(),
+            r.counts_at(),
+            r.section(),
+            match r.role() {
+                Role::Server => "",
+                Role::Client => " (client)",
+            },
+            one_line(r.sentence(), 160)
         );
-        let _ = writeln!(out, "  sent:     {}", sent(c, 300));
-        let _ = writeln!(out, "  expected: {}", expected(c));
-        let _ = writeln!(out, "  got:      {}", describe(&r.obs));
-        match &r.verdict {
+        let _ = writeln!(out, "  sent:     {}", r.sent(300));
+        let _ = writeln!(out, "  expected: {}", r.expected());
+        let _ = writeln!(out, "  got:      {}", r.got());
+        match r.verdict() {
             Verdict::Fail(level, why) => {
                 let _ = writeln!(out, "  why:      {why}");
-                if *level != c.level {
+                if *level != r.level() {
                     let _ = writeln!(
                         out,
                         "  counts:   as a {level} failure (the case is {})",
-                        c.level
+                        r.level()
                     );
                 }
             }
@@ -222,7 +448,7 @@ pub fn text(
                 let _ = writeln!(
                     out,
                     "  declared: {}",
-                    one_line(c.deviation.as_deref().unwrap_or(""), 300)
+                    one_line(r.deviation().unwrap_or(""), 300)
                 );
             }
             Verdict::NotApplicable(why) => {
@@ -249,8 +475,8 @@ pub fn text(
 
 /// The JSON report: the cases `listing` lists (every case, or the
 /// failures) with their verdicts, plus the summary of all.
-pub fn json(
-    results: &[CaseResult<'_>],
+pub fn json<R: Reported>(
+    results: &[R],
     against: &str,
     notes: &[String],
     listing: Listing,
@@ -259,40 +485,41 @@ pub fn json(
     let tally = |t: &Tally| json!({"pass": t.pass, "fail": t.fail, "deviation": t.deviation, "not_applicable": t.na});
     let cases: Vec<Value> = results
         .iter()
-        .filter(|r| listing.shows(&r.verdict))
+        .filter(|r| listing.shows(r.verdict()))
         .map(|r| {
-            let c = r.case;
-            let reason = match &r.verdict {
+            let reason = match r.verdict() {
                 Verdict::Pass => Value::Null,
                 Verdict::Fail(_, w) | Verdict::Deviation(w) | Verdict::NotApplicable(w) => {
                     Value::from(w.as_str())
                 }
             };
             json!({
-                "id": c.id,
-                "area": c.area,
-                "section": c.section,
-                "level": c.level.as_str(),
-                "counts_as": r.verdict.level(c).as_str(),
-                "sentence": c.sentence,
-                "requires": if c.requires_echo { Value::from("echo") } else { Value::Null },
-                "origin": match c.origin { Origin::Suite => "suite", Origin::Vector => "vector" },
-                "verdict": r.verdict.label(),
+                "id": r.id(),
+                "role": r.role().as_str(),
+                "area": r.area(),
+                "section": r.section(),
+                "level": r.level().as_str(),
+                "counts_as": r.counts_at().as_str(),
+                "sentence": r.sentence(),
+                "requires": r.requires(),
+                "origin": match r.origin() { Origin::Suite => "suite", Origin::Vector => "vector" },
+                "verdict": r.verdict().label(),
                 "reason": reason,
-                "sent": sent(c, usize::MAX),
-                "expected": expected(c),
-                "got": describe(&r.obs),
-                "statuses": r.obs.answers.iter().map(|a| a.status).collect::<Vec<_>>(),
+                "sent": r.sent(usize::MAX),
+                "expected": r.expected(),
+                "got": r.got(),
+                "statuses": r.statuses(),
             })
         })
         .collect();
     let sections: Vec<Value> = s
         .sections
         .iter()
-        .map(|(k, t)| {
+        .map(|(role, k, t)| {
             let mut v = tally(t);
             v["section"] = Value::from(k.as_str());
-            v["title"] = title(k).map_or(Value::Null, Value::from);
+            v["role"] = Value::from(role.as_str());
+            v["title"] = title(k).map_or(Value::Null, |_| Value::from(section_title(*role, k)));
             v
         })
         .collect();
@@ -317,16 +544,17 @@ pub fn json(
 /// one test case per case (`id`, the sentence as its name); a failure is a
 /// `<failure>` with the reason and what was sent, expected and got; a case
 /// not applicable, or a declared deviation, is `<skipped>` with its reason.
-pub fn junit(results: &[CaseResult<'_>], against: &str) -> String {
-    // By section, in RFC order; cases in their own order within one.
-    let mut sorted: Vec<&CaseResult<'_>> = results.iter().collect();
-    sorted.sort_by_cached_key(|r| section_order(&r.case.section_key()));
-    let mut by_section: Vec<(String, Vec<&CaseResult<'_>>)> = Vec::new();
+pub fn junit<R: Reported>(results: &[R], against: &str) -> String {
+    // By role and section, in RFC order; cases in their own order within
+    // one.
+    let mut sorted: Vec<&R> = results.iter().collect();
+    sorted.sort_by_cached_key(|r| (r.role(), section_order(&r.section_key())));
+    let mut by_section: Vec<(Role, String, Vec<&R>)> = Vec::new();
     for r in sorted {
-        let key = r.case.section_key();
+        let key = r.section_key();
         match by_section.last_mut() {
-            Some((k, rs)) if *k == key => rs.push(r),
-            _ => by_section.push((key, vec![r])),
+            Some((role, k, rs)) if *k == key && *role == r.role() => rs.push(r),
+            _ => by_section.push((r.role(), key, vec![r])),
         }
     }
     let s = Summary::of(results);
@@ -340,14 +568,18 @@ pub fn junit(results: &[CaseResult<'_>], against: &str) -> String {
         s.total.fail,
         skipped(&s.total)
     );
-    for (key, rs) in &by_section {
+    for (role, key, rs) in &by_section {
         let mut t = Tally::default();
         for r in rs {
-            t.add(&r.verdict);
+            t.add(r.verdict());
         }
         let name = match title(key) {
-            Some(title) => format!("{key} {title}"),
+            Some(_) => format!("{key} {}", section_title(*role, key)),
             None => key.clone(),
+        };
+        let class = match role {
+            Role::Server => key.clone(),
+            Role::Client => format!("client {key}"),
         };
         let _ = writeln!(
             out,
@@ -358,29 +590,28 @@ pub fn junit(results: &[CaseResult<'_>], against: &str) -> String {
             skipped(&t)
         );
         for r in rs {
-            let c = r.case;
             let _ = write!(
                 out,
                 "    <testcase classname=\"{}\" name=\"{} [{}] {}\"",
-                xml(key),
-                xml(&c.id),
-                c.level,
-                xml(&one_line(&c.sentence, 160))
+                xml(&class),
+                xml(r.id()),
+                r.level(),
+                xml(&one_line(r.sentence(), 160))
             );
-            match &r.verdict {
+            match r.verdict() {
                 Verdict::Pass => out.push_str("/>\n"),
                 Verdict::Fail(level, why) => {
                     let _ = writeln!(
                         out,
                         ">\n      <failure type=\"{level}\" message=\"{}\">sent: {}\nexpected: {}\ngot: {}</failure>\n    </testcase>",
                         xml(why),
-                        xml(&sent(c, 300)),
-                        xml(&expected(c)),
-                        xml(&describe(&r.obs))
+                        xml(&r.sent(300)),
+                        xml(&r.expected()),
+                        xml(&r.got())
                     );
                 }
                 Verdict::Deviation(why) | Verdict::NotApplicable(why) => {
-                    let kind = if matches!(r.verdict, Verdict::Deviation(_)) {
+                    let kind = if matches!(r.verdict(), Verdict::Deviation(_)) {
                         "declared deviation"
                     } else {
                         "not applicable"

@@ -57,10 +57,11 @@ fn h1_reads_the_heads_every_case_declares() {
     );
 }
 
-/// The judge decides from the case data and the observation alone: the
-/// modules it is made of name no h1 crate, so no parser of h1's can make it
-/// lenient where that parser is wrong. (The reader, which reads a server's
-/// answers with h1-conn's client role, and the echo server are apart.)
+/// The judges decide from the case data and the observation alone: the
+/// modules they are made of name no h1 crate, so no parser of h1's can make
+/// them lenient where that parser is wrong. (The reader, which reads a
+/// server's answers with h1-conn's client role, the echo server, and on the
+/// client side the test server and h1's user agent, are apart.)
 #[test]
 fn the_judge_uses_no_part_of_h1() {
     let modules = [
@@ -70,6 +71,16 @@ fn the_judge_uses_no_part_of_h1() {
         ("observe.rs", include_str!("../src/observe.rs")),
         ("escape.rs", include_str!("../src/escape.rs")),
         ("vectors.rs", include_str!("../src/vectors.rs")),
+        ("client/judge.rs", include_str!("../src/client/judge.rs")),
+        ("client/case.rs", include_str!("../src/client/case.rs")),
+        (
+            "client/observe.rs",
+            include_str!("../src/client/observe.rs"),
+        ),
+        (
+            "client/contract.rs",
+            include_str!("../src/client/contract.rs"),
+        ),
     ];
     for (name, text) in modules {
         // Code only: the docs may point at the modules that read answers.
@@ -90,6 +101,11 @@ fn the_judge_uses_no_part_of_h1() {
             "crate::reader",
             "crate::inprocess",
             "crate::live",
+            "crate::client::script",
+            "crate::client::agent",
+            "crate::client::inprocess",
+            "crate::client::live",
+            "crate::client::curl",
         ] {
             assert!(
                 !text.contains(module),
@@ -486,7 +502,78 @@ fn the_binary_reports_and_exits_by_verdict() {
         out.contains("Chunked Transfer Coding") && !out.contains("Request Line"),
         "{out}"
     );
+    // Both roles by default: --list holds the client cases after the
+    // server cases, and --role picks one side.
+    let (code, out, _) = run(&["--list"]);
+    assert_eq!(code, Some(0));
+    let ids: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let client = ids.iter().filter(|i| i.starts_with("cli-")).count();
+    assert!(
+        ids.len() >= 880 && client >= 60,
+        "{} listed, {client} client",
+        ids.len()
+    );
+    assert!(ids
+        .iter()
+        .skip_while(|i| !i.starts_with("cli-"))
+        .all(|i| i.starts_with("cli-")));
+    let (_, out, _) = run(&["--list", "--role", "server"]);
+    assert_eq!(out.lines().count(), ids.len() - client);
+    let (_, out, _) = run(&["--list", "--role", "client"]);
+    assert_eq!(out.lines().count(), client);
+    // The client cases in their own sections, marked in the title, in
+    // every format.
+    let (code, out, _) = run(&["--filter", "9112 §6.3", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let roles: Vec<(&str, &str)> = v["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["role"].as_str().unwrap(), s["title"].as_str().unwrap()))
+        .collect();
+    // The server sections first, then the client's.
+    let server = roles
+        .iter()
+        .position(|r| *r == ("server", "Message Body Length"));
+    let client = roles
+        .iter()
+        .position(|r| *r == ("client", "client: Message Body Length"));
+    assert!(
+        matches!((server, client), (Some(a), Some(b)) if a < b),
+        "{roles:?}"
+    );
+    assert_eq!(roles.last().map(|r| r.0), Some("client"), "{roles:?}");
+    let (_, out, _) = run(&["--filter", "cli-conn-", "--verbose"]);
+    assert!(
+        out.contains("client: Persistence") && out.contains("PASS cli-conn-001"),
+        "{out}"
+    );
+    let junit =
+        std::env::temp_dir().join(format!("h1-conformance-junit-{}.xml", std::process::id()));
+    let (code, _, _) = run(&["--filter", "cli-empty-", "--junit", junit.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    let x = std::fs::read_to_string(&junit).unwrap();
+    let _ = std::fs::remove_file(&junit);
+    assert!(
+        x.contains("<testsuite name=\"9110 §15.2 client: Informational 1xx\""),
+        "{x}"
+    );
+    assert!(x.contains("classname=\"client 9110 §15.2\""), "{x}");
     // Usage errors and refused targets.
+    assert_eq!(
+        run(&["--target", "127.0.0.1:1", "--client", "curl"]).0,
+        Some(2)
+    );
+    assert_eq!(
+        run(&["--target", "127.0.0.1:1", "--role", "client"]).0,
+        Some(2)
+    );
+    assert_eq!(run(&["--client-cmd", "true"]).0, Some(2));
+    assert_eq!(run(&["--client", "wget"]).0, Some(2));
     assert_eq!(run(&["--bogus"]).0, Some(2));
     assert_eq!(run(&["--target", "192.0.2.1:80"]).0, Some(2));
     assert_eq!(run(&["--filter", "no-such-case"]).0, Some(2));
@@ -507,6 +594,19 @@ fn the_binary_reports_and_exits_by_verdict() {
         out.contains("FAIL clte-") && out.contains("no echo contract"),
         "{out}"
     );
+    // A client that accepts whatever it gets fails MUST client cases: it
+    // reports the same response for every request, whatever came back.
+    let (code, out, _) = run(&[
+        "--client-cmd",
+        "curl -s -o /dev/null {url}; printf 'request 1\\nstatus 200\\nbody 4\\nbody\\n'",
+        "--filter",
+        "cli-len-",
+        "--timeout",
+        "3",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("FAIL cli-len-006 [MUST]"), "{out}");
+    assert!(out.contains("against the client command"), "{out}");
 }
 
 #[test]
