@@ -35,7 +35,7 @@ use std::io::Write;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use h1_benches::load_input;
 use h1_conn::{Event, ServerConn};
-use h1_encode::{Body, DateLine, PreEncoded};
+use h1_encode::{DateLine, Framing, PreEncoded};
 
 const OK: (u16, &str) = (200, "OK");
 const DATE: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
@@ -58,7 +58,7 @@ fn h1_serve(conn: &mut ServerConn, s: &Statics, input: &[u8]) -> usize {
         match conn.next_event() {
             Event::Head(_) => {
                 let mut r = conn
-                    .respond(200, Body::Length(BODY.len() as u64))
+                    .respond(200, Framing::Length(BODY.len() as u64))
                     .expect("a request waits");
                 r.pre_encoded(&s.fields);
                 let sent = r.finish().expect("valid head");
@@ -124,7 +124,9 @@ fn h1_output(s: &Statics, date: DateLine, input: &[u8], requests: usize) -> Vec<
             Event::Head(req) => {
                 assert_eq!(req.head.target.slice(conn.received()), b"/plaintext");
                 assert!(req.persistent);
-                let mut r = conn.respond(200, Body::Length(BODY.len() as u64)).unwrap();
+                let mut r = conn
+                    .respond(200, Framing::Length(BODY.len() as u64))
+                    .unwrap();
                 r.pre_encoded(&s.fields);
                 r.finish().unwrap();
                 conn.send_data(BODY).unwrap();

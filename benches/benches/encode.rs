@@ -32,7 +32,7 @@ use std::hint::black_box;
 use std::io::Write;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use h1_encode::{Body, DateCache, DateLine, Exchange, PreEncoded, ResponseWriter, Version};
+use h1_encode::{DateCache, DateLine, Exchange, Framing, PreEncoded, ResponseWriter, Version};
 
 const OK: (u16, &str) = (200, "OK");
 const DATE: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
@@ -71,7 +71,7 @@ impl Statics {
 }
 
 fn h1_plaintext(buf: &mut Vec<u8>, s: &Statics, date: &DateLine, body: &[u8]) {
-    let mut w = ResponseWriter::start(&mut *buf, 200, &s.ex, Body::Length(body.len() as u64))
+    let mut w = ResponseWriter::start(&mut *buf, 200, &s.ex, Framing::Length(body.len() as u64))
         .expect("valid status");
     w.pre_encoded(&s.server).date(date);
     w.field(b"Content-Type", b"text/plain")
@@ -81,7 +81,7 @@ fn h1_plaintext(buf: &mut Vec<u8>, s: &Statics, date: &DateLine, body: &[u8]) {
 }
 
 fn h1_json(buf: &mut Vec<u8>, s: &Statics, date: &DateLine, body: &[u8]) {
-    let mut w = ResponseWriter::start(&mut *buf, 200, &s.ex, Body::Length(body.len() as u64))
+    let mut w = ResponseWriter::start(&mut *buf, 200, &s.ex, Framing::Length(body.len() as u64))
         .expect("valid status");
     w.pre_encoded(&s.server).date(date);
     w.fields(black_box(JSON_FIELDS)).expect("valid fields");

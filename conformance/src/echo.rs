@@ -5,7 +5,7 @@
 //! conformance tests check that it does.
 
 use h1_conn::{Config, Event, SendError, ServerConn};
-use h1_encode::{Body, DateLine};
+use h1_encode::{DateLine, Framing};
 use h1_headers::{list_contains, list_elements};
 use h1_parse::{Method, Version};
 
@@ -202,7 +202,7 @@ impl EchoServer {
             Event::End => {
                 let cur = self.current.take().expect("End follows a head");
                 if cur.websocket && !cur.answered {
-                    let mut r = self.conn.respond(101, Body::None)?;
+                    let mut r = self.conn.respond(101, Framing::Empty)?;
                     r.field(b"Upgrade", b"websocket")?;
                     r.field(b"Connection", b"upgrade")?;
                     r.finish()?;

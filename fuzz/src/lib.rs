@@ -32,7 +32,7 @@
 #![deny(missing_docs)]
 
 use arbitrary::{Arbitrary, Unstructured};
-use h1_headers::{chars, Entry, Span};
+use h1_headers::{chars, Entry, Framing, Span};
 use h1_parse::scan::{self, Path};
 use h1_parse::{
     Config, Error, HeadParser, Method, RequestHead, ResponseHead, Status, TransferEncoding, Version,
@@ -359,7 +359,7 @@ fn check_request(data: &[u8], config: &Config, out: &Outcome<RequestHead>) {
         assert!(!h.obs_fold, "obs_fold set without the leniency");
     }
 
-    let f = &h.framing;
+    let f = &h.facts;
     let view = h.fields(&unfolded, &out.fields);
     // Host: exactly one in HTTP/1.1, at most one in HTTP/1.0; the span is
     // that field's value.
@@ -423,7 +423,7 @@ fn check_response(data: &[u8], config: &Config, out: &Outcome<ResponseHead>) {
     if !config.allow_obs_fold {
         assert!(!h.obs_fold, "obs_fold set without the leniency");
     }
-    let f = &h.framing;
+    let f = &h.facts;
     assert_eq!(f.host, None, "a response has no framing.host");
     let view = h.fields(&unfolded, &out.fields);
     if f.transfer_encoding == TransferEncoding::Absent {
@@ -969,7 +969,7 @@ enum ServerEv {
         version: Version,
         host: Option<Vec<u8>>,
         fields: Fields,
-        body: h1_conn::BodyKind,
+        body: h1_conn::Framing,
         flags: [bool; 4],
     },
     /// Consecutive `Data` events, coalesced.
@@ -1092,7 +1092,7 @@ impl ServerDriver<'_> {
         self.req.answered = true;
         let conn = &mut self.conn;
         let r = if req.upgrade {
-            conn.respond(101, h1_encode::Body::None).and_then(|mut r| {
+            conn.respond(101, Framing::Empty).and_then(|mut r| {
                 r.field(b"Upgrade", b"websocket")?;
                 r.field(b"Connection", b"upgrade")?;
                 r.finish().map(|_| ())
@@ -1105,7 +1105,7 @@ impl ServerDriver<'_> {
             match req.policy % 4 {
                 0 => conn.respond_with(200, [("Content-Type", "text/plain")], b"hello"),
                 1 => conn
-                    .respond(200, h1_encode::Body::Streamed)
+                    .respond(200, Framing::Chunked)
                     .and_then(|mut r| {
                         r.field(b"Content-Type", b"text/plain")?;
                         r.finish()
@@ -1192,7 +1192,7 @@ impl ServerDriver<'_> {
                     in_buf(h.method, "method");
                     in_buf(h.target, "target");
                     let buf = self.conn.received();
-                    let host = h.framing.host.map(|s| {
+                    let host = h.facts.host.map(|s| {
                         in_buf(s, "host");
                         s.slice(buf).to_vec()
                     });
@@ -1363,7 +1363,7 @@ struct Decoding {
 /// Decodes `input` given in `pieces` (the unconsumed bytes handed in again
 /// with each new piece, as a connection does), then at the end of input.
 fn decode_run(
-    kind: h1_conn::BodyKind,
+    kind: h1_conn::Framing,
     input: &[u8],
     pieces: &[usize],
     config: &h1_conn::Config,
@@ -1466,7 +1466,7 @@ fn decode_run(
 
 /// Target `body_decoder`: see the crate docs.
 pub fn body_decoder(data: &[u8]) {
-    use h1_conn::BodyKind;
+    use h1_conn::Framing;
     let Some((&tag, rest)) = data.split_first() else {
         return;
     };
@@ -1476,10 +1476,10 @@ pub fn body_decoder(data: &[u8]) {
         0 => {
             let (n, body) = rest.split_at(rest.len().min(2));
             let n = n.iter().rev().fold(0u64, |a, &b| a << 8 | u64::from(b));
-            (BodyKind::Length(n), body)
+            (Framing::Length(n), body)
         }
-        1 => (BodyKind::UntilClose, rest),
-        _ => (BodyKind::Chunked, rest),
+        1 => (Framing::UntilClose, rest),
+        _ => (Framing::Chunked, rest),
     };
     let knobs = ConnKnobs::from_data(data);
     let mut config = knobs.config(data.len());
@@ -1489,28 +1489,28 @@ pub fn body_decoder(data: &[u8]) {
     };
     let once = decode_run(kind, input, &[input.len()], &config, storage, "one piece");
     match (kind, &once.end) {
-        (BodyKind::Length(n), Ok(used)) => {
+        (Framing::Length(n), Ok(used)) => {
             assert_eq!(*used as u64, n, "Length({n}) took {used} bytes");
             assert_eq!(&once.data[..], &input[..*used], "Length body bytes");
         }
-        (BodyKind::Length(n), Err(e)) => assert!(
+        (Framing::Length(n), Err(e)) => assert!(
             (*e == h1_conn::Error::UnexpectedEof && (input.len() as u64) < n)
                 || (*e == h1_conn::Error::BodyTooLarge && n > config.max_body_len),
             "Length({n}) of {} bytes failed with {e:?}",
             input.len()
         ),
-        (BodyKind::UntilClose, Ok(used)) => {
+        (Framing::UntilClose, Ok(used)) => {
             assert_eq!(*used, input.len(), "UntilClose ended early");
             assert_eq!(&once.data[..], input, "UntilClose body bytes");
         }
-        (BodyKind::UntilClose, Err(e)) => assert!(
+        (Framing::UntilClose, Err(e)) => assert!(
             *e == h1_conn::Error::BodyTooLarge && input.len() as u64 > config.max_body_len,
             "UntilClose of {} bytes failed with {e:?}",
             input.len()
         ),
         _ => {}
     }
-    if kind != BodyKind::Chunked {
+    if kind != Framing::Chunked {
         assert_eq!(once.trailers, None, "trailers outside chunked framing");
     }
     let mut splits = vec![("split", knobs.split(input.len()))];
@@ -1753,9 +1753,9 @@ fn rt_request(client: &mut h1_conn::ClientConn, rt: &Rt) -> bool {
         Version::Http11
     };
     let body = if rt.req_chunked {
-        h1_encode::Body::Streamed
+        Framing::Chunked
     } else {
-        h1_encode::Body::Length(rt.req_body.len() as u64)
+        Framing::Length(rt.req_body.len() as u64)
     };
     let head = client
         .request_version(version, rt.method, &rt.target, Some(&rt.host), body)
@@ -1793,7 +1793,7 @@ fn rt_answer(
     rt: &Rt,
     date: bool,
 ) -> Option<(Vec<ClientEv>, bool)> {
-    use h1_encode::Body;
+    use h1_encode::Framing;
     let mut want = Vec::new();
     let refused = |e: h1_conn::SendError| {
         assert!(documented_refusal(&e), "response for {rt:?} refused: {e:?}");
@@ -1801,7 +1801,7 @@ fn rt_answer(
     };
     if rt.interim && !rt.http10 {
         let link: &[u8] = b"</s.css>; rel=preload";
-        let r = server.respond(103, Body::None).and_then(|mut r| {
+        let r = server.respond(103, Framing::Empty).and_then(|mut r| {
             r.field(b"Link", link)?;
             r.finish()
         });
@@ -1809,9 +1809,9 @@ fn rt_answer(
         want.push(ClientEv::Informational(103, vec![pair("Link", link)]));
     }
     let body = match (rt.resp_chunked, rt.resp_body.len()) {
-        (true, _) => Body::Streamed,
-        (false, 0) => Body::None,
-        (false, n) => Body::Length(n as u64),
+        (true, _) => Framing::Chunked,
+        (false, 0) => Framing::Empty,
+        (false, n) => Framing::Length(n as u64),
     };
     let head = server.respond(rt.status, body).and_then(|mut r| {
         r.fields(rt.resp_fields.iter().map(|(n, v)| (n, v)))?;
@@ -1856,7 +1856,7 @@ fn rt_answer(
     // encoder's code.
     let head_req = rt.method == b"HEAD";
     let no_content = head_req || rt.status == 204 || rt.status == 304;
-    let until_close = rt.http10 && body == Body::Streamed;
+    let until_close = rt.http10 && body == Framing::Chunked;
     let close = rt.http10;
     let mut fields = Vec::new();
     if date {
@@ -1864,11 +1864,12 @@ fn rt_answer(
     }
     fields.extend(owned(&rt.resp_fields));
     match (rt.status, body) {
-        (204, _) | (304, Body::None) => {}
-        (_, Body::None) => fields.push(pair("Content-Length", b"0")),
-        (_, Body::Length(n)) => fields.push(pair("Content-Length", n.to_string().as_bytes())),
-        (_, Body::Streamed) if rt.http10 => {}
-        (_, Body::Streamed) => fields.push(pair("Transfer-Encoding", b"chunked")),
+        (204, _) | (304, Framing::Empty) => {}
+        (_, Framing::Empty) => fields.push(pair("Content-Length", b"0")),
+        (_, Framing::Length(n)) => fields.push(pair("Content-Length", n.to_string().as_bytes())),
+        (_, Framing::Chunked) if rt.http10 => {}
+        (_, Framing::Chunked) => fields.push(pair("Transfer-Encoding", b"chunked")),
+        (_, Framing::UntilClose) => unreachable!("the target never asks for it"),
     }
     if close {
         fields.push(pair("Connection", b"close"));
@@ -1876,7 +1877,7 @@ fn rt_answer(
     assert_eq!(sent.close, close || until_close, "Sent::close");
     assert_eq!(
         sent.body,
-        !(no_content || body == Body::None || body == Body::Length(0)),
+        !(no_content || body == Framing::Empty || body == Framing::Length(0)),
         "Sent::body for {} {:?}",
         rt.status,
         body
@@ -1930,11 +1931,11 @@ fn rt_batch(
                 want.extend(owned(&rt.req_fields));
                 if rt.req_chunked {
                     want.push(pair("Transfer-Encoding", b"chunked"));
-                    assert_eq!(req.body, h1_conn::BodyKind::Chunked);
+                    assert_eq!(req.body, h1_conn::Framing::Chunked);
                 } else {
                     let n = rt.req_body.len();
                     want.push(pair("Content-Length", n.to_string().as_bytes()));
-                    assert_eq!(req.body, h1_conn::BodyKind::Length(n as u64));
+                    assert_eq!(req.body, h1_conn::Framing::Length(n as u64));
                 }
                 if rt.http10 {
                     want.push(pair("Connection", b"close"));

@@ -46,7 +46,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use h1_conn::headers::list_contains;
-use h1_conn::{Body, Closing, Config, DateCache, Event, Method, SendError, ServerConn, Version};
+use h1_conn::{Closing, Config, DateCache, Event, Framing, Method, SendError, ServerConn, Version};
 
 /// The `Server` field of echo's answers: it tells the conformance runner
 /// that declared h1 deviations apply.
@@ -284,7 +284,7 @@ fn echo_fields(cur: &Current) -> [(&[u8], &[u8]); 4] {
 
 fn answer(conn: &mut ServerConn, cur: &Current) -> Result<(), SendError> {
     if cur.websocket {
-        let mut r = conn.respond(101, Body::None)?;
+        let mut r = conn.respond(101, Framing::Empty)?;
         r.field(b"Upgrade", b"websocket")?;
         r.field(b"Connection", b"upgrade")?;
         return r.finish().map(|_| ());

@@ -28,7 +28,7 @@ use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
 use h1_conn::{
-    Body, Closing, Config, DateCache, DateLine, Event, Method, PreEncoded, SendError, SendState,
+    Closing, Config, DateCache, DateLine, Event, Framing, Method, PreEncoded, SendError, SendState,
     ServerConn,
 };
 use mio::net::{TcpListener, TcpStream};
@@ -346,7 +346,7 @@ fn respond(conn: &mut ServerConn, answer: Answer, fixed: &Fixed) -> Result<(), S
         Answer::NotFound => (404, &fixed.not_found, &b""[..]),
         Answer::NotAllowed => (405, &fixed.not_allowed, &b""[..]),
     };
-    let mut r = conn.respond(status, Body::Length(body.len() as u64))?;
+    let mut r = conn.respond(status, Framing::Length(body.len() as u64))?;
     r.pre_encoded(lines);
     r.finish()?;
     // A response to HEAD ends with its head.

@@ -2,27 +2,12 @@
 //! extensions bounded and trailers surfaced), and, for responses, until the
 //! connection closes (RFC 9112 §6, §7).
 
-use h1_headers::{Entry, Span};
+use h1_headers::{Entry, Framing, Span};
 use h1_parse::scan::HeadEnd;
 use h1_parse::{parse_chunk_size, parse_trailers, ErrorKind, Status};
 
 use crate::config::Config;
 use crate::error::Error;
-
-/// How a message body is delimited (RFC 9112 §6.3), as decided from the
-/// head (and, for responses, the request).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum BodyKind {
-    /// No body: the message ends with its head.
-    Empty,
-    /// Exactly this many bytes (`Content-Length`).
-    Length(u64),
-    /// The chunked transfer coding.
-    Chunked,
-    /// Responses only: every byte until the connection closes.
-    UntilClose,
-}
 
 /// What [`BodyDecoder::decode`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,11 +57,11 @@ enum State {
 /// [`Config::max_chunk_ext_len`] extension bytes.
 ///
 /// ```
-/// use h1_conn::{BodyDecoder, BodyKind, Config, Decoded, Entry};
+/// use h1_conn::{BodyDecoder, Framing, Config, Decoded, Entry};
 ///
 /// let config = Config::default();
 /// let mut trailers = [Entry::EMPTY; 4];
-/// let mut dec = BodyDecoder::new(BodyKind::Chunked);
+/// let mut dec = BodyDecoder::new(Framing::Chunked);
 /// let buf = b"5\r\nhello\r\n0\r\nDigest: x\r\n\r\nNEXT";
 /// let (used, what) = dec.decode(buf, false, &mut trailers, &config)?;
 /// let Decoded::Data(span) = what else { panic!() };
@@ -100,13 +85,13 @@ pub struct BodyDecoder {
 
 impl BodyDecoder {
     /// A decoder for a body of `kind`.
-    pub const fn new(kind: BodyKind) -> BodyDecoder {
+    pub const fn new(kind: Framing) -> BodyDecoder {
         BodyDecoder {
             state: match kind {
-                BodyKind::Empty | BodyKind::Length(0) => State::Done,
-                BodyKind::Length(n) => State::Length(n),
-                BodyKind::Chunked => State::ChunkSize,
-                BodyKind::UntilClose => State::UntilClose,
+                Framing::Empty | Framing::Length(0) => State::Done,
+                Framing::Length(n) => State::Length(n),
+                Framing::Chunked => State::ChunkSize,
+                Framing::UntilClose => State::UntilClose,
             },
             total: 0,
             ext: 0,

@@ -3,11 +3,11 @@
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
-use h1_encode::{Body, BodyWriter, Exchange, RequestWriter};
+use h1_encode::{BodyWriter, Exchange, Framing, RequestWriter};
 use h1_headers::{Entry, HeadersView};
 use h1_parse::{Method, ResponseHead, TransferEncoding, Version};
 
-use crate::body::{BodyDecoder, BodyKind, Decoded};
+use crate::body::{BodyDecoder, Decoded};
 use crate::config::Config;
 use crate::error::{Error, SendError};
 use crate::event::Event;
@@ -26,7 +26,7 @@ pub struct Response {
     /// How the body is delimited (RFC 9112 §6.3): none after HEAD, for
     /// 1xx, 204, 304 and a 2xx to CONNECT; chunked; `Content-Length`; or
     /// until the connection closes.
-    pub body: BodyKind,
+    pub body: Framing,
     /// The connection stays open after this response (RFC 9112 §9.3).
     pub persistent: bool,
 }
@@ -71,10 +71,10 @@ struct Inner {
 /// (so a response to HEAD has no body, and a 2xx to CONNECT switches).
 ///
 /// ```
-/// use h1_conn::{Body, ClientConn, Event};
+/// use h1_conn::{Framing, ClientConn, Event};
 ///
 /// let mut conn = ClientConn::default();
-/// conn.request(b"HEAD", b"/", Some(b"example.com"), Body::None)?.finish()?;
+/// conn.request(b"HEAD", b"/", Some(b"example.com"), Framing::Empty)?.finish()?;
 /// assert!(conn.out().starts_with(b"HEAD / HTTP/1.1\r\nHost: example.com\r\n"));
 /// conn.written(conn.out().len());
 ///
@@ -159,7 +159,7 @@ impl ClientConn {
         method: &[u8],
         target: &[u8],
         host: Option<&[u8]>,
-        body: Body,
+        body: Framing,
     ) -> Result<OutgoingRequest<'_>, SendError> {
         self.request_version(Version::Http11, method, target, host, body)
     }
@@ -172,7 +172,7 @@ impl ClientConn {
         method: &[u8],
         target: &[u8],
         host: Option<&[u8]>,
-        body: Body,
+        body: Framing,
     ) -> Result<OutgoingRequest<'_>, SendError> {
         let i = &mut self.inner;
         match i.send {
@@ -297,10 +297,7 @@ impl OutgoingRequest<'_> {
     pub fn finish(self) -> Result<(), SendError> {
         let head = self.w.finish()?;
         let i = self.inner;
-        let body = !matches!(
-            head.body.framing(),
-            h1_encode::Framing::Empty | h1_encode::Framing::Length(0)
-        );
+        let body = head.body.wants_data();
         let input = SendInput::Head {
             body,
             close: head.close,
@@ -392,14 +389,14 @@ impl Inner {
             HeadStep::Fail(e) => return self.fail(e),
         };
         let status = head.status;
-        let f = &head.framing;
+        let f = &head.facts;
         if status < 200 && status != 101 {
             if req.http10 {
                 return self.fail(Error::UnexpectedStatus);
             }
             let resp = Response {
                 head,
-                body: BodyKind::Empty,
+                body: Framing::Empty,
                 persistent: true,
             };
             return Event::Informational(resp);
@@ -410,16 +407,16 @@ impl Inner {
         let switch = status == 101 || (req.connect && (200..300).contains(&status));
         // RFC 9112 §6.3, in its order.
         let body = if req.head_method || status == 204 || status == 304 || switch {
-            BodyKind::Empty
+            Framing::Empty
         } else {
             match (f.transfer_encoding, f.content_length) {
-                (TransferEncoding::Chunked, _) => BodyKind::Chunked,
-                (TransferEncoding::NotChunked, _) => BodyKind::UntilClose,
-                (_, Some(n)) => BodyKind::Length(n),
-                (_, None) => BodyKind::UntilClose,
+                (TransferEncoding::Chunked, _) => Framing::Chunked,
+                (TransferEncoding::NotChunked, _) => Framing::UntilClose,
+                (_, Some(n)) => Framing::Length(n),
+                (_, None) => Framing::UntilClose,
             }
         };
-        if let BodyKind::Length(n) = body {
+        if let Framing::Length(n) = body {
             if n > self.rx.config.max_body_len {
                 return self.fail(Error::BodyTooLarge);
             }
@@ -428,7 +425,7 @@ impl Inner {
         let persistent = !req.close
             && !f.connection.close()
             && (v11 || f.connection.keep_alive())
-            && body != BodyKind::UntilClose;
+            && body != Framing::UntilClose;
         self.current = After { persistent, switch };
         // RFC 9112 §9.6: a client that receives "close" MUST cease sending
         // requests on that connection.

@@ -36,12 +36,11 @@
 //!
 //! The types of h1-parse, h1-encode and h1-headers that this crate's API
 //! takes and returns are re-exported here ([`Method`], [`Version`],
-//! [`RequestHead`], [`Body`], [`DateCache`], [`Entry`], [`Span`], ...), and
-//! each crate whole as [`parse`], [`encode`] and [`headers`] for the rest
-//! (among them the types whose names would clash here: `parse::Config`,
-//! `parse::Error`, `encode::Error`, `encode::Version` (the root's
-//! [`Version`] is the parser's) and both crates' `Framing`), so a server
-//! needs no other h1 crate in its `Cargo.toml`.
+//! [`RequestHead`], [`Framing`], [`DateCache`], [`Entry`], [`Span`], ...),
+//! and each crate whole as [`parse`], [`encode`] and [`headers`] for the
+//! rest (among them the types whose names would clash here:
+//! `parse::Config`, `parse::Error`, `encode::Error`), so a server needs no
+//! other h1 crate in its `Cargo.toml`.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
@@ -62,7 +61,7 @@ mod recv_buf;
 mod server;
 pub mod state;
 
-pub use body::{BodyDecoder, BodyKind, Decoded};
+pub use body::{BodyDecoder, Decoded};
 pub use client::{ClientConn, OutgoingRequest, Response};
 pub use config::Config;
 pub use error::{Error, SendError};
@@ -78,7 +77,7 @@ pub use h1_encode as encode;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use h1_encode::DateCache;
-pub use h1_encode::{Body, DateLine, PreEncoded, RequestWriter, ResponseWriter};
+pub use h1_encode::{DateLine, Framing, PreEncoded, RequestWriter, ResponseWriter};
 pub use h1_headers as headers;
 #[cfg(feature = "bytes")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]

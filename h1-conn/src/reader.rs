@@ -7,10 +7,11 @@ use alloc::vec::Vec;
 use h1_headers::{Entry, HeadersView, Span};
 use h1_parse::{HeadParser, RequestHead, ResponseHead, Status};
 
-use crate::body::{BodyDecoder, BodyKind, Decoded};
+use crate::body::{BodyDecoder, Decoded};
 use crate::config::Config;
 use crate::error::Error;
 use crate::recv_buf::RecvBuf;
+use h1_headers::Framing;
 
 /// A head either role parses: how to parse it, and how to move its spans.
 pub(crate) trait Parsed: Copy {
@@ -54,8 +55,8 @@ impl Parsed for RequestHead {
     fn shift(mut self, base: usize) -> Option<Self> {
         self.method = self.method.shift_up(base)?;
         self.target = self.target.shift_up(base)?;
-        if let Some(h) = self.framing.host {
-            self.framing.host = Some(h.shift_up(base)?);
+        if let Some(h) = self.facts.host {
+            self.facts.host = Some(h.shift_up(base)?);
         }
         Some(self)
     }
@@ -137,7 +138,7 @@ impl Reader {
             trailer_count: 0,
             fields_valid: false,
             trailers_valid: false,
-            decoder: BodyDecoder::new(BodyKind::Empty),
+            decoder: BodyDecoder::new(Framing::Empty),
             config,
         }
     }

@@ -3,11 +3,11 @@
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
-use h1_encode::{Body, BodyWriter, DateLine, Exchange, ResponseWriter};
+use h1_encode::{BodyWriter, DateLine, Exchange, Framing, ResponseWriter};
 use h1_headers::{Entry, HeadersView};
 use h1_parse::{Expect, Method, RequestHead, TransferEncoding, Version};
 
-use crate::body::{BodyDecoder, BodyKind, Decoded};
+use crate::body::{BodyDecoder, Decoded};
 use crate::config::Config;
 use crate::error::{Error, SendError};
 use crate::event::Event;
@@ -27,7 +27,7 @@ pub struct Request {
     pub head: RequestHead,
     /// How the body is delimited (RFC 9112 §6.3): `Empty`, `Length` or
     /// `Chunked`.
-    pub body: BodyKind,
+    pub body: Framing,
     /// The client sent `Expect: 100-continue` (HTTP/1.1 only; ignored in
     /// HTTP/1.0, RFC 9110 §10.1.1) and may wait for
     /// [`ServerConn::send_continue`] before sending the body.
@@ -149,7 +149,7 @@ struct Inner {
 /// connection stays open; once it says to close, no later byte is parsed.
 ///
 /// ```
-/// use h1_conn::{Body, Event, ServerConn};
+/// use h1_conn::{Framing, Event, ServerConn};
 ///
 /// let mut conn = ServerConn::default();
 /// conn.feed(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -291,7 +291,11 @@ impl ServerConn {
     /// by the `100` if it was not sent (RFC 9110 §7.8; that `100` stays in
     /// the output even if the `101` is then dropped: it is a valid interim
     /// response to the request either way).
-    pub fn respond(&mut self, status: u16, body: Body) -> Result<OutgoingResponse<'_>, SendError> {
+    pub fn respond(
+        &mut self,
+        status: u16,
+        body: Framing,
+    ) -> Result<OutgoingResponse<'_>, SendError> {
         self.settle();
         let (ex, switch, asked) = self.inner.exchange(status)?;
         if status == 101 {
@@ -301,7 +305,7 @@ impl ServerConn {
                 if slot.expect && !slot.continue_sent {
                     let interim = Exchange::new(ex.version);
                     let _interim_head =
-                        ResponseWriter::start(&mut self.out, 100, &interim, Body::None)?
+                        ResponseWriter::start(&mut self.out, 100, &interim, Framing::Empty)?
                             .finish()?;
                     slot.continue_sent = true;
                 }
@@ -339,9 +343,9 @@ impl ServerConn {
         let tunnel =
             self.inner.slots.front().is_some_and(|s| s.connect) && (200..300).contains(&status);
         let stated = if body.is_empty() && (matches!(status, 204 | 304) || tunnel) || status < 200 {
-            Body::None
+            Framing::Empty
         } else {
-            Body::Length(body.len() as u64)
+            Framing::Length(body.len() as u64)
         };
         let mut r = self.respond(status, stated)?;
         r.fields(fields)?;
@@ -362,7 +366,7 @@ impl ServerConn {
             Some(_) => return Err(SendError::NotExpected),
             None => return Err(SendError::NoRequest),
         }
-        self.respond(100, Body::None)?.finish().map(|_| ())
+        self.respond(100, Framing::Empty)?.finish().map(|_| ())
     }
 
     /// Appends body bytes of the response in progress.
@@ -442,7 +446,7 @@ impl ServerConn {
             .clock(i.date.is_some());
         // An error status is always 4xx/5xx and the body empty: the
         // encoder cannot refuse this head.
-        if let Ok(mut w) = ResponseWriter::start(&mut self.out, status, &ex, Body::None) {
+        if let Ok(mut w) = ResponseWriter::start(&mut self.out, status, &ex, Framing::Empty) {
             if let Some(date) = &i.date {
                 w.date(date);
             }
@@ -508,10 +512,7 @@ impl OutgoingResponse<'_> {
             });
         }
         // `Content-Length: 0` has no body to write either.
-        let body = !matches!(
-            head.body.framing(),
-            h1_encode::Framing::Empty | h1_encode::Framing::Length(0)
-        );
+        let body = head.body.wants_data();
         let input = SendInput::Head {
             body: body && !self.switch,
             close: head.close,
@@ -672,15 +673,15 @@ impl Inner {
             HeadStep::NeedMore => return Event::NeedMore,
             HeadStep::Fail(e) => return self.fail(e),
         };
-        let f = &head.framing;
+        let f = &head.facts;
         let v11 = head.version == Version::Http11;
         let persistent = !f.connection.close() && (v11 || f.connection.keep_alive());
         let body = match (f.transfer_encoding, f.content_length) {
-            (TransferEncoding::Chunked, _) => BodyKind::Chunked,
-            (_, Some(n)) => BodyKind::Length(n),
-            (_, None) => BodyKind::Empty,
+            (TransferEncoding::Chunked, _) => Framing::Chunked,
+            (_, Some(n)) => Framing::Length(n),
+            (_, None) => Framing::Empty,
         };
-        if let BodyKind::Length(n) = body {
+        if let Framing::Length(n) = body {
             if n > self.rx.config.max_body_len {
                 return self.fail(Error::BodyTooLarge);
             }
@@ -690,7 +691,7 @@ impl Inner {
         // a peer that follows the RFC disagree about where the tunnel
         // starts.
         if head.method_kind == Method::Connect
-            && !matches!(body, BodyKind::Empty | BodyKind::Length(0))
+            && !matches!(body, Framing::Empty | Framing::Length(0))
         {
             return self.fail(Error::ContentInConnect);
         }
@@ -720,7 +721,7 @@ impl Inner {
             persistent,
             expect: request.expect_continue,
             continue_sent: false,
-            body_done: matches!(body, BodyKind::Empty | BodyKind::Length(0)),
+            body_done: matches!(body, Framing::Empty | Framing::Length(0)),
             error: None,
         });
         self.recv = self.recv.next(RecvInput::Head).unwrap_or(RecvState::Failed);

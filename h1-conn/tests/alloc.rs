@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use counting_alloc::{allocations, Counting};
 use h1_conn::{ClientConn, Config, Event, ServerConn};
-use h1_encode::{Body, DateLine, PreEncoded};
+use h1_encode::{DateLine, Framing, PreEncoded};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -35,7 +35,7 @@ fn serve(conn: &mut ServerConn, server: &PreEncoded) -> (usize, usize) {
                 black_box(conn.trailers().and_then(|t| t.get(b"digest")));
             }
             Event::End => {
-                let mut r = conn.respond(200, Body::Length(13)).expect("respond");
+                let mut r = conn.respond(200, Framing::Length(13)).expect("respond");
                 r.pre_encoded(server);
                 r.field(b"Content-Type", b"text/plain").expect("field");
                 r.finish().expect("head");
@@ -122,7 +122,7 @@ fn client_allocates_nothing_per_exchange() {
     let mut conn = ClientConn::new(Config::default());
     let exchange = |conn: &mut ClientConn| {
         for _ in 0..2 {
-            conn.request(b"GET", b"/", Some(b"localhost"), Body::None)
+            conn.request(b"GET", b"/", Some(b"localhost"), Framing::Empty)
                 .expect("request")
                 .finish()
                 .expect("head");

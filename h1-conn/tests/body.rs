@@ -1,10 +1,10 @@
 //! `BodyDecoder` on its own: limits and splits.
 
-use h1_conn::{BodyDecoder, BodyKind, Config, Decoded, Error};
+use h1_conn::{BodyDecoder, Config, Decoded, Error, Framing};
 use h1_headers::Entry;
 
 /// Decodes `pieces` one after another; returns the data and how it ended.
-fn decode(kind: BodyKind, config: &Config, pieces: &[&[u8]]) -> (Vec<u8>, Result<(), Error>) {
+fn decode(kind: Framing, config: &Config, pieces: &[&[u8]]) -> (Vec<u8>, Result<(), Error>) {
     let mut dec = BodyDecoder::new(kind);
     let mut trailers = [Entry::EMPTY; 8];
     let mut buf = Vec::new();
@@ -37,7 +37,7 @@ fn decode(kind: BodyKind, config: &Config, pieces: &[&[u8]]) -> (Vec<u8>, Result
 fn data_within_the_limit_comes_first_whatever_the_split() {
     let mut config = Config::default();
     config.max_body_len = 4;
-    for kind in [BodyKind::Length(8), BodyKind::UntilClose] {
+    for kind in [Framing::Length(8), Framing::UntilClose] {
         for pieces in [
             &[&b"abcdefgh"[..]][..],
             &[b"abc", b"defgh"],
@@ -57,7 +57,7 @@ fn chunked_bodies_decode_the_same_in_any_pieces() {
     let config = Config::default();
     let body = b"5;a=b\r\nhello\r\n6\r\n world\r\n0\r\nT: v\r\n\r\n";
     for cut in 0..body.len() {
-        let (data, end) = decode(BodyKind::Chunked, &config, &[&body[..cut], &body[cut..]]);
+        let (data, end) = decode(Framing::Chunked, &config, &[&body[..cut], &body[cut..]]);
         assert_eq!(
             (data.as_slice(), end),
             (&b"hello world"[..], Ok(())),

@@ -1,7 +1,6 @@
 //! The client role: responses framed by the request they answer.
 
-use h1_conn::{BodyKind, ClientConn, Closing, Config, Error, Event, SendError};
-use h1_encode::Body;
+use h1_conn::{ClientConn, Closing, Config, Error, Event, Framing, SendError};
 
 fn body_of(conn: &mut ClientConn) -> (Vec<u8>, Event<h1_conn::Response>) {
     let mut body = Vec::new();
@@ -15,7 +14,7 @@ fn body_of(conn: &mut ClientConn) -> (Vec<u8>, Event<h1_conn::Response>) {
 }
 
 fn get(conn: &mut ClientConn, method: &[u8]) {
-    conn.request(method, b"/", Some(b"h"), Body::None)
+    conn.request(method, b"/", Some(b"h"), Framing::Empty)
         .unwrap()
         .finish()
         .unwrap();
@@ -65,7 +64,7 @@ fn a_body_without_length_runs_until_close() {
     let Event::Head(r) = conn.next_event() else {
         panic!()
     };
-    assert_eq!(r.body, BodyKind::UntilClose);
+    assert_eq!(r.body, Framing::UntilClose);
     assert!(!r.persistent);
     let (b, e) = body_of(&mut conn);
     assert_eq!((b.as_slice(), e), (&b"some bytes"[..], Event::NeedMore));
@@ -80,7 +79,7 @@ fn a_body_without_length_runs_until_close() {
 #[test]
 fn interim_responses_are_surfaced_then_the_final_one() {
     let mut conn = ClientConn::default();
-    conn.request(b"POST", b"/", Some(b"h"), Body::Length(2))
+    conn.request(b"POST", b"/", Some(b"h"), Framing::Length(2))
         .unwrap()
         .finish()
         .unwrap();
@@ -145,7 +144,7 @@ fn switching_needs_a_request_that_asked() {
 
     let mut conn = ClientConn::default();
     let mut r = conn
-        .request(b"GET", b"/chat", Some(b"h"), Body::None)
+        .request(b"GET", b"/chat", Some(b"h"), Framing::Empty)
         .unwrap();
     r.field(b"Connection", b"upgrade").unwrap();
     r.field(b"Upgrade", b"websocket").unwrap();
@@ -167,7 +166,7 @@ fn a_2xx_to_connect_is_a_tunnel() {
         b"CONNECT",
         b"example.com:443",
         Some(b"example.com:443"),
-        Body::None,
+        Framing::Empty,
     )
     .unwrap()
     .finish()
@@ -176,7 +175,7 @@ fn a_2xx_to_connect_is_a_tunnel() {
     let Event::Head(r) = conn.next_event() else {
         panic!()
     };
-    assert_eq!(r.body, BodyKind::Empty);
+    assert_eq!(r.body, Framing::Empty);
     assert_eq!(conn.next_event(), Event::End);
     let Event::Switch(rest) = conn.next_event() else {
         panic!()
@@ -216,13 +215,13 @@ fn outstanding_requests_are_bounded() {
     get(&mut conn, b"GET");
     get(&mut conn, b"GET");
     assert_eq!(
-        conn.request(b"GET", b"/", Some(b"h"), Body::None)
+        conn.request(b"GET", b"/", Some(b"h"), Framing::Empty)
             .err()
             .map(|_| ()),
         Some(())
     );
     assert!(matches!(
-        conn.request(b"GET", b"/", Some(b"h"), Body::None),
+        conn.request(b"GET", b"/", Some(b"h"), Framing::Empty),
         Err(SendError::TooManyOutstanding)
     ));
 }
@@ -237,7 +236,7 @@ fn no_request_after_one_that_closes() {
         .windows(19)
         .any(|w| w == b"Connection: close\r\n"));
     assert!(matches!(
-        conn.request(b"GET", b"/", Some(b"h"), Body::None),
+        conn.request(b"GET", b"/", Some(b"h"), Framing::Empty),
         Err(SendError::Closed)
     ));
     // The server says it closes: no request may follow, even before the
@@ -247,7 +246,7 @@ fn no_request_after_one_that_closes() {
     conn.feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nab");
     assert!(matches!(conn.next_event(), Event::Head(_)));
     assert!(matches!(
-        conn.request(b"GET", b"/", Some(b"h"), Body::None),
+        conn.request(b"GET", b"/", Some(b"h"), Framing::Empty),
         Err(SendError::Closed)
     ));
 }
@@ -288,7 +287,7 @@ fn body_data_up_to_the_limit_comes_before_the_error() {
 #[test]
 fn a_chunked_request_ends_with_trailers() {
     let mut conn = ClientConn::default();
-    conn.request(b"PUT", b"/up", Some(b"h"), Body::Streamed)
+    conn.request(b"PUT", b"/up", Some(b"h"), Framing::Chunked)
         .unwrap()
         .finish()
         .unwrap();

@@ -6,7 +6,7 @@ mod common;
 
 use common::{head, take_out};
 use h1_conn::{ClientConn, Closing, Config, Event, SendError, ServerConn};
-use h1_encode::Body;
+use h1_encode::Framing;
 
 /// Up to `n` events, stopping at the first that needs the driver (not
 /// Data/Trailers/End), as owned debug strings plus the stopping event.
@@ -90,7 +90,7 @@ fn f2_answering_an_earlier_request_keeps_the_pending_upgrade() {
         "websocket bytes parsed as HTTP before the switch was decided"
     );
     let mut r = conn
-        .respond(101, Body::None)
+        .respond(101, Framing::Empty)
         .expect("the upgrade is still answerable");
     r.field(b"Upgrade", b"websocket").unwrap();
     r.finish().unwrap();
@@ -132,7 +132,11 @@ fn f3_no_request_is_read_after_a_closing_response_head() {
     conn.feed(b"POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\n");
     head(&mut conn);
     // Answer before the body: the connection must close after this one.
-    let sent = conn.respond(200, Body::Streamed).unwrap().finish().unwrap();
+    let sent = conn
+        .respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
     assert!(sent.close);
     assert!(take_out(&mut conn).contains("Connection: close\r\n"));
     conn.feed(b"abcDELETE /all HTTP/1.1\r\nHost: a\r\n\r\n");
@@ -154,7 +158,10 @@ fn f3_no_request_is_read_behind_a_close_delimited_response() {
     );
     head(&mut conn);
     assert_eq!(conn.next_event(), Event::End);
-    conn.respond(200, Body::Streamed).unwrap().finish().unwrap();
+    conn.respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
     assert!(take_out(&mut conn).contains("Connection: close\r\n"));
     let e = conn.next_event();
     assert!(
@@ -189,7 +196,7 @@ fn f4_switching_at_the_head_of_a_bodiless_upgrade() {
         b"GET /chat HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
     );
     assert!(head(&mut conn).upgrade);
-    let r = conn.respond(101, Body::None);
+    let r = conn.respond(101, Framing::Empty);
     assert!(r.is_ok(), "{:?}", r.err());
 }
 
@@ -201,7 +208,11 @@ fn f5_closes_reports_a_close_delimited_response() {
     let mut conn = ServerConn::default();
     conn.feed(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
     head(&mut conn);
-    let sent = conn.respond(200, Body::Streamed).unwrap().finish().unwrap();
+    let sent = conn
+        .respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
     let out = take_out(&mut conn);
     assert!(out.contains("Connection: close\r\n"), "{out}");
     assert!(sent.close, "finish() disagrees with the head written");
@@ -214,7 +225,7 @@ fn f5_closes_reports_a_close_delimited_response() {
 fn f6_client_refuses_requests_after_a_switch() {
     let mut conn = ClientConn::default();
     let mut r = conn
-        .request(b"GET", b"/chat", Some(b"h"), Body::None)
+        .request(b"GET", b"/chat", Some(b"h"), Framing::Empty)
         .unwrap();
     r.field(b"Connection", b"upgrade").unwrap();
     r.field(b"Upgrade", b"websocket").unwrap();
@@ -227,7 +238,7 @@ fn f6_client_refuses_requests_after_a_switch() {
     assert!(matches!(conn.next_event(), Event::Head(_)));
     assert_eq!(conn.next_event(), Event::End);
     assert!(matches!(conn.next_event(), Event::Switch(_)));
-    let r = conn.request(b"GET", b"/x", Some(b"h"), Body::None);
+    let r = conn.request(b"GET", b"/x", Some(b"h"), Framing::Empty);
     assert!(
         matches!(r, Err(SendError::Closed)),
         "request accepted after the switch"
@@ -240,7 +251,7 @@ fn f6_client_refuses_requests_after_a_switch() {
 #[test]
 fn f6_client_refuses_requests_after_the_server_closed() {
     let mut conn = ClientConn::default();
-    conn.request(b"GET", b"/", Some(b"h"), Body::None)
+    conn.request(b"GET", b"/", Some(b"h"), Framing::Empty)
         .unwrap()
         .finish()
         .unwrap();
@@ -249,7 +260,7 @@ fn f6_client_refuses_requests_after_the_server_closed() {
     assert!(matches!(conn.next_event(), Event::Head(_)));
     assert_eq!(conn.next_event(), Event::End);
     assert_eq!(conn.closing(), Closing::Close);
-    let r = conn.request(b"GET", b"/again", Some(b"h"), Body::None);
+    let r = conn.request(b"GET", b"/again", Some(b"h"), Framing::Empty);
     assert!(
         matches!(r, Err(SendError::Closed)),
         "request accepted on a closed connection"
@@ -266,12 +277,12 @@ fn f7_client_does_not_pipeline_behind_connect() {
         b"CONNECT",
         b"example.com:443",
         Some(b"example.com:443"),
-        Body::None,
+        Framing::Empty,
     )
     .unwrap()
     .finish()
     .unwrap();
-    let r = conn.request(b"GET", b"/", Some(b"h"), Body::None);
+    let r = conn.request(b"GET", b"/", Some(b"h"), Framing::Empty);
     assert!(r.is_err(), "request pipelined into a would-be tunnel");
 }
 
@@ -344,7 +355,7 @@ fn f9_old_trailers_are_not_served_over_new_bytes() {
 }
 
 // finding 10: `respond_with(2xx, .., b"")` to CONNECT is refused: it
-// states `Body::Length(0)`, which the encoder forbids in a tunnel answer.
+// states `Framing::Length(0)`, which the encoder forbids in a tunnel answer.
 #[test]
 fn f10_respond_with_can_open_a_tunnel() {
     let mut conn = ServerConn::default();
@@ -401,9 +412,9 @@ fn f13_a_dropped_101_leaves_a_valid_stream() {
     head(&mut conn);
     assert!(matches!(conn.next_event(), Event::Data(_)));
     assert_eq!(conn.next_event(), Event::End);
-    drop(conn.respond(101, Body::None).unwrap());
+    drop(conn.respond(101, Framing::Empty).unwrap());
     // A second attempt does not send a second 100.
-    drop(conn.respond(101, Body::None).unwrap());
+    drop(conn.respond(101, Framing::Empty).unwrap());
     conn.respond_with(200, [("a", "b")], b"declined").unwrap();
     let out = take_out(&mut conn);
     assert_eq!(

@@ -5,8 +5,7 @@ mod common;
 
 use common::{head, take_out};
 use h1_conn::state::{RecvState, SendState};
-use h1_conn::{BodyKind, Closing, Config, Error, Event, SendError, ServerConn};
-use h1_encode::Body;
+use h1_conn::{Closing, Config, Error, Event, Framing, SendError, ServerConn};
 use h1_parse::ErrorKind;
 
 /// Drains events until one that is not Data/Trailers/End.
@@ -55,7 +54,7 @@ fn a_final_status_before_the_body_closes_the_connection() {
         b"PUT /big HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n",
     );
     head(&mut conn);
-    let sent = conn.respond(413, Body::None).unwrap().finish().unwrap();
+    let sent = conn.respond(413, Framing::Empty).unwrap().finish().unwrap();
     assert!(sent.close && !sent.body);
     let out = take_out(&mut conn);
     assert!(out.contains("Connection: close\r\n"), "{out}");
@@ -77,7 +76,7 @@ fn upgrade_hands_off_the_bytes_after_the_head() {
         Event::Paused,
         "nothing parsed until the answer"
     );
-    let mut r = conn.respond(101, Body::None).unwrap();
+    let mut r = conn.respond(101, Framing::Empty).unwrap();
     r.field(b"Upgrade", b"websocket").unwrap();
     r.field(b"Connection", b"Upgrade").unwrap();
     r.finish().unwrap();
@@ -88,7 +87,10 @@ fn upgrade_hands_off_the_bytes_after_the_head() {
     assert_eq!(conn.recv_state(), RecvState::Switched);
     assert_eq!(conn.send_state(), SendState::Switched);
     assert!(take_out(&mut conn).starts_with("HTTP/1.1 101 Switching Protocols\r\n"));
-    assert_eq!(conn.respond(200, Body::None).err(), Some(SendError::Closed));
+    assert_eq!(
+        conn.respond(200, Framing::Empty).err(),
+        Some(SendError::Closed)
+    );
 }
 
 #[test]
@@ -113,7 +115,7 @@ fn upgrade_needs_connection_upgrade_and_http11() {
         assert!(!head(&mut conn).upgrade);
         assert_eq!(conn.next_event(), Event::End);
         assert_eq!(
-            conn.respond(101, Body::None).err(),
+            conn.respond(101, Framing::Empty).err(),
             Some(SendError::NotUpgradable)
         );
     }
@@ -125,7 +127,7 @@ fn a_2xx_to_connect_is_a_tunnel_and_a_4xx_is_not() {
     conn.feed(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\x16\x03\x01");
     head(&mut conn);
     assert_eq!(conn.next_event(), Event::End);
-    conn.respond(200, Body::None).unwrap().finish().unwrap();
+    conn.respond(200, Framing::Empty).unwrap().finish().unwrap();
     let out = take_out(&mut conn);
     assert!(!out.contains("Content-Length"), "{out}");
     let Event::Switch(rest) = conn.next_event() else {
@@ -172,7 +174,10 @@ fn an_error_is_answered_after_the_responses_owed_before_it() {
     assert!(out[bad..].contains("Connection: close\r\n"));
     assert!(!out.contains("/4"));
     assert!(matches!(conn.closing(), Closing::Linger { .. }));
-    assert_eq!(conn.respond(200, Body::None).err(), Some(SendError::Closed));
+    assert_eq!(
+        conn.respond(200, Framing::Empty).err(),
+        Some(SendError::Closed)
+    );
 }
 
 #[test]
@@ -188,7 +193,10 @@ fn a_body_error_after_the_head_is_answered_with_its_status() {
             0
         )))
     );
-    assert_eq!(conn.respond(200, Body::None).err(), Some(SendError::Closed));
+    assert_eq!(
+        conn.respond(200, Framing::Empty).err(),
+        Some(SendError::Closed)
+    );
     assert_eq!(conn.next_event(), Event::Closed);
     assert!(take_out(&mut conn).starts_with("HTTP/1.1 400 Bad Request\r\n"));
 }
@@ -342,10 +350,13 @@ fn streamed_responses_are_chunked_with_trailers() {
     conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
     head(&mut conn);
     assert_eq!(conn.next_event(), Event::End);
-    conn.respond(200, Body::Streamed).unwrap().finish().unwrap();
+    conn.respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
     assert_eq!(conn.send_state(), SendState::Body);
     assert_eq!(
-        conn.respond(200, Body::None).err(),
+        conn.respond(200, Framing::Empty).err(),
         Some(SendError::InProgress)
     );
     conn.send_data(b"hello").unwrap();
@@ -362,7 +373,7 @@ fn streamed_responses_are_chunked_with_trailers() {
 fn no_response_without_a_request() {
     let mut conn = ServerConn::default();
     assert_eq!(
-        conn.respond(200, Body::None).err(),
+        conn.respond(200, Framing::Empty).err(),
         Some(SendError::NoRequest)
     );
     assert_eq!(conn.send_continue(), Err(SendError::NoRequest));
@@ -397,17 +408,17 @@ fn the_output_limit_pauses_parsing() {
 
 #[test]
 fn body_kinds_follow_rfc9112_section_6_3() {
-    let cases: [(&[u8], BodyKind); 4] = [
-        (b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", BodyKind::Empty),
+    let cases: [(&[u8], Framing); 4] = [
+        (b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", Framing::Empty),
         (
             b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 7\r\n\r\n",
-            BodyKind::Length(7),
+            Framing::Length(7),
         ),
         (
             b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
-            BodyKind::Chunked,
+            Framing::Chunked,
         ),
-        (b"POST / HTTP/1.0\r\n\r\n", BodyKind::Empty),
+        (b"POST / HTTP/1.0\r\n\r\n", Framing::Empty),
     ];
     for (raw, want) in cases {
         let mut conn = ServerConn::default();
@@ -440,7 +451,11 @@ fn close_during_a_response_body_ends_after_it() {
     conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
     head(&mut conn);
     assert_eq!(conn.next_event(), Event::End);
-    let sent = conn.respond(200, Body::Streamed).unwrap().finish().unwrap();
+    let sent = conn
+        .respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
     assert!(sent.body && !sent.close);
     conn.close();
     conn.send_data(b"x").unwrap();
@@ -458,7 +473,7 @@ fn answering_after_the_last_body_byte_keeps_the_connection() {
     conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabcGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
     head(&mut conn);
     assert!(matches!(conn.next_event(), Event::Data(_)));
-    let sent = conn.respond(200, Body::None).unwrap().finish().unwrap();
+    let sent = conn.respond(200, Framing::Empty).unwrap().finish().unwrap();
     assert!(!sent.close);
     assert_eq!(conn.next_event(), Event::End);
     assert!(matches!(conn.next_event(), Event::Head(_)));
@@ -468,7 +483,7 @@ fn answering_after_the_last_body_byte_keeps_the_connection() {
     head(&mut conn);
     assert!(matches!(conn.next_event(), Event::Data(_)));
     let mut r = conn
-        .respond(101, Body::None)
+        .respond(101, Framing::Empty)
         .expect("the body is in: 101 allowed");
     r.field(b"Upgrade", b"websocket").unwrap();
     r.finish().unwrap();

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{run, split_at, Ev, Policy, Rng};
-use h1_conn::{BodyKind, Config};
+use h1_conn::{Config, Framing};
 use h1_parse::Version;
 
 type Fields = Vec<(Vec<u8>, Vec<u8>)>;
@@ -131,11 +131,11 @@ fn generate(rng: &mut Rng) -> Stream {
         bytes.extend_from_slice(b"\r\n");
 
         let kind = if chunked {
-            BodyKind::Chunked
+            Framing::Chunked
         } else if with_length {
-            BodyKind::Length(body.len() as u64)
+            Framing::Length(body.len() as u64)
         } else {
-            BodyKind::Empty
+            Framing::Empty
         };
         expected.push(Ev::Head {
             method: method.to_vec(),

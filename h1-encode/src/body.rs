@@ -1,22 +1,20 @@
 //! Body framing: chunks, the last chunk and trailers, length accounting.
 
+use h1_headers::Framing;
+
 use crate::fields::{put_fields, Role, Seen};
 use crate::num;
 use crate::sink::Sink;
 use crate::Error;
 
-/// How a body is framed on the wire, as decided for a head.
+/// Where a body writer is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Framing {
-    /// The message has no body (1xx, 204, 304, a response to HEAD, a 2xx to
-    /// CONNECT, a request without content).
+enum State {
+    /// The message has no body.
     Empty,
-    /// `Content-Length` bytes; the field is how many are still to come.
+    /// `Content-Length`: this many bytes still to come.
     Length(u64),
-    /// The chunked transfer coding.
     Chunked,
-    /// Until the connection closes.
     UntilClose,
     /// The body has been finished.
     Done,
@@ -38,10 +36,10 @@ pub enum Framing {
 /// - Messages without a body refuse any byte ([`Error::BodyNotAllowed`]).
 ///
 /// ```
-/// use h1_encode::{Body, Exchange, ResponseWriter, Version};
+/// use h1_encode::{Exchange, Framing, ResponseWriter, Version};
 /// let mut buf = Vec::new();
 /// let ex = Exchange::new(Version::Http11).clock(false);
-/// let mut head = ResponseWriter::start(&mut buf, 200, &ex, Body::Streamed)?.finish()?;
+/// let mut head = ResponseWriter::start(&mut buf, 200, &ex, Framing::Chunked)?.finish()?;
 /// head.body.write(&mut buf, b"Hello")?;
 /// head.body.finish_with_trailers(&mut buf, [("Checksum", "abc")])?;
 /// assert!(buf.ends_with(b"\r\n\r\n5\r\nHello\r\n0\r\nChecksum: abc\r\n\r\n"));
@@ -59,7 +57,7 @@ pub enum Framing {
 #[derive(Debug, PartialEq, Eq, Hash)]
 #[must_use = "a body that is never finished leaves the message open"]
 pub struct BodyWriter {
-    state: Framing,
+    state: State,
 }
 
 impl BodyWriter {
@@ -73,46 +71,81 @@ impl BodyWriter {
 
     pub(crate) const fn empty() -> BodyWriter {
         BodyWriter {
-            state: Framing::Empty,
+            state: State::Empty,
         }
     }
 
     #[inline]
     pub(crate) const fn length(n: u64) -> BodyWriter {
         BodyWriter {
-            state: Framing::Length(n),
+            state: State::Length(n),
         }
     }
 
     pub(crate) const fn chunked() -> BodyWriter {
         BodyWriter {
-            state: Framing::Chunked,
+            state: State::Chunked,
         }
     }
 
     pub(crate) const fn until_close() -> BodyWriter {
         BodyWriter {
-            state: Framing::UntilClose,
+            state: State::UntilClose,
+        }
+    }
+
+    /// The framing of a writer not yet written to.
+    pub(crate) const fn framing(&self) -> Framing {
+        match self.state {
+            State::Length(n) => Framing::Length(n),
+            State::Chunked => Framing::Chunked,
+            State::UntilClose => Framing::UntilClose,
+            State::Empty | State::Done => Framing::Empty,
         }
     }
 
     pub(crate) const fn is_until_close(&self) -> bool {
-        matches!(self.state, Framing::UntilClose)
+        matches!(self.state, State::UntilClose)
     }
 
-    /// The framing, with the bytes still owed for `Content-Length` bodies.
-    pub const fn framing(&self) -> Framing {
-        self.state
+    /// The bytes still owed of a `Content-Length` body; `None` for other
+    /// bodies and once finished.
+    ///
+    /// ```
+    /// use h1_encode::{Exchange, Framing, ResponseWriter, Version};
+    /// let mut buf = Vec::new();
+    /// let ex = Exchange::new(Version::Http11).clock(false);
+    /// let mut head = ResponseWriter::start(&mut buf, 200, &ex, Framing::Length(5))?.finish()?;
+    /// head.body.write(&mut buf, b"abc")?;
+    /// assert_eq!(head.body.remaining(), Some(2));
+    /// # Ok::<(), h1_encode::Error>(())
+    /// ```
+    pub const fn remaining(&self) -> Option<u64> {
+        match self.state {
+            State::Length(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether body bytes may still be written: false for a message
+    /// without a body, a `Content-Length` body complete, and once finished.
+    pub const fn wants_data(&self) -> bool {
+        !matches!(self.state, State::Empty | State::Length(0) | State::Done)
+    }
+
+    /// Whether [`finish`](Self::finish) was called (or a whole body given).
+    pub const fn is_finished(&self) -> bool {
+        matches!(self.state, State::Done)
     }
 
     /// Counts `len` body bytes without writing them; the error cases of
     /// [`write`](Self::write).
     fn account(&mut self, len: usize) -> Result<(), Error> {
         match &mut self.state {
-            Framing::Done => Err(Error::BodyFinished),
+            State::Done => Err(Error::BodyFinished),
             _ if len == 0 => Ok(()),
-            Framing::Empty => Err(Error::BodyNotAllowed),
-            Framing::Length(remaining) => {
+            State::Empty => Err(Error::BodyNotAllowed),
+            State::Length(remaining) => {
                 let len = len as u64;
                 if len > *remaining {
                     return Err(Error::BodyTooLong);
@@ -120,7 +153,7 @@ impl BodyWriter {
                 *remaining -= len;
                 Ok(())
             }
-            Framing::Chunked | Framing::UntilClose => Ok(()),
+            State::Chunked | State::UntilClose => Ok(()),
         }
     }
 
@@ -129,7 +162,7 @@ impl BodyWriter {
     pub fn write<S: Sink + ?Sized>(&mut self, out: &mut S, data: &[u8]) -> Result<(), Error> {
         match &mut self.state {
             // The common case first, without building a frame.
-            Framing::Length(remaining) => {
+            State::Length(remaining) => {
                 if data.len() as u64 > *remaining {
                     return Err(Error::BodyTooLong);
                 }
@@ -159,7 +192,7 @@ impl BodyWriter {
             data,
             suffix: b"",
         };
-        if self.state == Framing::Chunked && !data.is_empty() {
+        if self.state == State::Chunked && !data.is_empty() {
             let mut digits = [0u8; num::MAX_HEX];
             let start = num::hex(data.len() as u64, &mut digits);
             let n = num::MAX_HEX - start;
@@ -197,9 +230,9 @@ impl BodyWriter {
     {
         let mut trailers = trailers.into_iter().peekable();
         match self.state {
-            Framing::Done => return Err(Error::BodyFinished),
-            Framing::Length(n) if n > 0 => return Err(Error::BodyTooShort),
-            Framing::Chunked => {
+            State::Done => return Err(Error::BodyFinished),
+            State::Length(n) if n > 0 => return Err(Error::BodyTooShort),
+            State::Chunked => {
                 let start = out.len();
                 out.put(b"0\r\n");
                 if let Err(e) = put_fields(out, trailers, Role::Trailer, &mut Seen::default()) {
@@ -211,7 +244,7 @@ impl BodyWriter {
             _ if trailers.peek().is_some() => return Err(Error::TrailersNotAllowed),
             _ => {}
         }
-        self.state = Framing::Done;
+        self.state = State::Done;
         Ok(())
     }
 
@@ -221,12 +254,12 @@ impl BodyWriter {
     /// framing: use [`frame`](Self::frame) and [`finish`](Self::finish).
     pub fn whole(&mut self, data: &[u8]) -> Result<(), Error> {
         match self.state {
-            Framing::Chunked => Err(Error::BodyNotAllowed),
-            Framing::Length(n) if (data.len() as u64) < n => Err(Error::BodyTooShort),
-            Framing::UntilClose => self.account(data.len()),
+            State::Chunked => Err(Error::BodyNotAllowed),
+            State::Length(n) if (data.len() as u64) < n => Err(Error::BodyTooShort),
+            State::UntilClose => self.account(data.len()),
             _ => {
                 self.account(data.len())?;
-                self.state = Framing::Done;
+                self.state = State::Done;
                 Ok(())
             }
         }
@@ -320,7 +353,7 @@ mod tests {
         w.write(&mut out, b"abc").unwrap();
         assert_eq!(w.write(&mut out, b"def"), Err(Error::BodyTooLong));
         assert_eq!(out, b"abc");
-        assert_eq!(w.framing(), Framing::Length(2));
+        assert_eq!(w.remaining(), Some(2));
         assert_eq!(w.finish(&mut out), Err(Error::BodyTooShort));
         w.write(&mut out, b"de").unwrap();
         assert_eq!(
@@ -329,7 +362,7 @@ mod tests {
         );
         w.finish(&mut out).unwrap();
         assert_eq!(out, b"abcde");
-        assert_eq!(w.framing(), Framing::Done);
+        assert!(w.is_finished());
 
         let mut w = BodyWriter::length(3);
         assert_eq!(w.whole(b"ab"), Err(Error::BodyTooShort));

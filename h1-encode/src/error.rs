@@ -45,6 +45,10 @@ pub enum Error {
     /// coding needs HTTP/1.1 (RFC 9112 §6.1) and a request body cannot be
     /// delimited by closing the connection (RFC 9112 §6.3).
     StreamedBodyToHttp10,
+    /// A request body said to run until the connection closes: a request
+    /// without `Content-Length` or chunked coding has no body (RFC 9112
+    /// §6.3), so closing cannot delimit one.
+    UntilCloseRequest,
     /// A 2xx, 3xx or 4xx response from a server with a clock lacks `Date`
     /// (RFC 9110 §6.6.1).
     MissingDate,
@@ -98,6 +102,7 @@ impl fmt::Display for Error {
             Error::BodyNotAllowed => "this message cannot have content",
             Error::InformationalToHttp10 => "1xx response to an HTTP/1.0 request",
             Error::StreamedBodyToHttp10 => "streamed request body to an HTTP/1.0 server",
+            Error::UntilCloseRequest => "request body delimited by closing the connection",
             Error::MissingDate => "response without Date from a server with a clock",
             Error::InvalidDate => "date is not an IMF-fixdate",
             Error::BodyTooLong => "body longer than its Content-Length",

@@ -1,35 +1,11 @@
-//! How a message is framed: decided once, from the status, the body the
-//! caller states and the facts of the request being answered.
+//! How a message is framed: decided once, from the status, the [`Framing`]
+//! the caller states for its body and the facts of the request being
+//! answered.
+
+use h1_headers::{Framing, Version};
 
 use crate::body::BodyWriter;
 use crate::Error;
-
-/// The HTTP version of the peer: of the request being answered (server
-/// role), or of the request being sent (client role).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Version {
-    /// HTTP/1.0.
-    Http10,
-    /// HTTP/1.1 (also for `HTTP/1.x`, x > 1, which is handled as 1.1).
-    Http11,
-}
-
-/// The body the caller is about to send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Body {
-    /// No content. A response that may have content gets
-    /// `Content-Length: 0`; 1xx, 204 and 304 get no framing field at all;
-    /// a request gets none either.
-    None,
-    /// Exactly this many bytes; the encoder writes `Content-Length`. For the
-    /// response to a HEAD request (and for a 304) the field is written but
-    /// no body is (RFC 9110 §9.3.2, §15.4.5).
-    Length(u64),
-    /// A body of unknown length, streamed: chunked to HTTP/1.1 peers;
-    /// to an HTTP/1.0 client, delimited by closing the connection
-    /// (`Connection: close`).
-    Streamed,
-}
 
 /// The facts about one exchange that decide the framing of a message.
 ///
@@ -134,7 +110,7 @@ pub(crate) struct Plan {
 /// The framing of a response: the one place that applies RFC 9110 §6.4.1,
 /// §8.6, §9.3.2, §15 and RFC 9112 §6 to what the caller stated.
 #[inline]
-pub(crate) fn response(status: u16, ex: &Exchange, body: Body) -> Result<Plan, Error> {
+pub(crate) fn response(status: u16, ex: &Exchange, body: Framing) -> Result<Plan, Error> {
     if !(100..=599).contains(&status) {
         return Err(Error::InvalidStatus);
     }
@@ -146,7 +122,7 @@ pub(crate) fn response(status: u16, ex: &Exchange, body: Body) -> Result<Plan, E
         if ex.version == Version::Http10 {
             return Err(Error::InformationalToHttp10);
         }
-        if body != Body::None {
+        if body != Framing::Empty {
             return Err(Error::BodyNotAllowed);
         }
         return Ok(Plan {
@@ -160,40 +136,45 @@ pub(crate) fn response(status: u16, ex: &Exchange, body: Body) -> Result<Plan, E
     let (length, writer) = if ex.connect && status < 300 {
         // RFC 9110 §9.3.6 / §8.6: a 2xx to CONNECT starts a tunnel and has
         // neither Content-Length nor Transfer-Encoding.
-        if body != Body::None {
+        if body != Framing::Empty {
             return Err(Error::BodyNotAllowed);
         }
         (LengthField::Nothing, BodyWriter::empty())
     } else {
         match (status, body) {
             // RFC 9110 §15.3.5, §8.6: 204 has no content and no Content-Length.
-            (204, Body::None) => (LengthField::Nothing, BodyWriter::empty()),
+            (204, Framing::Empty) => (LengthField::Nothing, BodyWriter::empty()),
             (204, _) => return Err(Error::BodyNotAllowed),
             // RFC 9110 §15.4.5: no content; Content-Length only as the length
             // a 200 would have had.
-            (304, Body::None) => (LengthField::Nothing, BodyWriter::empty()),
-            (304, Body::Length(n)) => (LengthField::ContentLength(n), BodyWriter::empty()),
-            (304, Body::Streamed) => return Err(Error::BodyNotAllowed),
+            (304, Framing::Empty) => (LengthField::Nothing, BodyWriter::empty()),
+            (304, Framing::Length(n)) => (LengthField::ContentLength(n), BodyWriter::empty()),
+            (304, _) => return Err(Error::BodyNotAllowed),
             // RFC 9110 §15.3.6: a 205 MUST NOT have content.
-            (205, Body::None | Body::Length(0)) => {
+            (205, Framing::Empty | Framing::Length(0)) => {
                 (LengthField::ContentLength(0), BodyWriter::length(0))
             }
             (205, _) => return Err(Error::BodyNotAllowed),
-            (_, Body::None) if ex.head => (LengthField::ContentLength(0), BodyWriter::empty()),
-            (_, Body::None) => (LengthField::ContentLength(0), BodyWriter::length(0)),
-            (_, Body::Length(n)) if ex.head => (LengthField::ContentLength(n), BodyWriter::empty()),
-            (_, Body::Length(n)) => (LengthField::ContentLength(n), BodyWriter::length(n)),
+            (_, Framing::Empty) if ex.head => (LengthField::ContentLength(0), BodyWriter::empty()),
+            (_, Framing::Empty) => (LengthField::ContentLength(0), BodyWriter::length(0)),
+            (_, Framing::Length(n)) if ex.head => {
+                (LengthField::ContentLength(n), BodyWriter::empty())
+            }
+            (_, Framing::Length(n)) => (LengthField::ContentLength(n), BodyWriter::length(n)),
             // RFC 9112 §6.1: chunked only to HTTP/1.1; to HTTP/1.0 the body
             // runs until the connection closes (RFC 9112 §6.3 item 8).
-            (_, Body::Streamed) => match (ex.version, ex.head) {
+            (_, Framing::Chunked) => match (ex.version, ex.head) {
                 (Version::Http11, false) => (LengthField::Chunked, BodyWriter::chunked()),
                 (Version::Http11, true) => (LengthField::Chunked, BodyWriter::empty()),
                 (Version::Http10, false) => (LengthField::Nothing, BodyWriter::until_close()),
                 (Version::Http10, true) => (LengthField::Nothing, BodyWriter::empty()),
             },
+            // Delimited by closing, as asked, to either version.
+            (_, Framing::UntilClose) if ex.head => (LengthField::Nothing, BodyWriter::empty()),
+            (_, Framing::UntilClose) => (LengthField::Nothing, BodyWriter::until_close()),
         }
     };
-    let close = ex.close || writer.is_until_close();
+    let close = ex.close || writer.is_until_close() || body == Framing::UntilClose;
     Ok(Plan {
         length,
         connection: connection_field(ex.version, close),
@@ -204,14 +185,17 @@ pub(crate) fn response(status: u16, ex: &Exchange, body: Body) -> Result<Plan, E
 }
 
 /// The framing of a request (RFC 9112 §6.1, §6.3, §9.3).
-pub(crate) fn request(ex: &Exchange, body: Body) -> Result<Plan, Error> {
+pub(crate) fn request(ex: &Exchange, body: Framing) -> Result<Plan, Error> {
     let (length, writer) = match body {
-        Body::None => (LengthField::Nothing, BodyWriter::empty()),
-        Body::Length(n) => (LengthField::ContentLength(n), BodyWriter::length(n)),
-        Body::Streamed if ex.version == Version::Http11 => {
+        Framing::Empty => (LengthField::Nothing, BodyWriter::empty()),
+        Framing::Length(n) => (LengthField::ContentLength(n), BodyWriter::length(n)),
+        Framing::Chunked if ex.version == Version::Http11 => {
             (LengthField::Chunked, BodyWriter::chunked())
         }
-        Body::Streamed => return Err(Error::StreamedBodyToHttp10),
+        Framing::Chunked => return Err(Error::StreamedBodyToHttp10),
+        // RFC 9112 §6.3 item 6: a request without Content-Length or chunked
+        // coding has no body; closing cannot delimit one.
+        Framing::UntilClose => return Err(Error::UntilCloseRequest),
     };
     Ok(Plan {
         length,

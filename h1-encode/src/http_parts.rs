@@ -4,7 +4,9 @@ use http::header::HOST;
 use http::{request, response, Method};
 
 use crate::date::DateLine;
-use crate::framing::{Body, Exchange, Version};
+use h1_headers::{Framing, Version};
+
+use crate::framing::Exchange;
 use crate::sink::Sink;
 use crate::writer::{Head, RequestWriter, ResponseWriter};
 use crate::{status, Error};
@@ -21,7 +23,7 @@ use crate::{status, Error};
 /// first unless the headers hold a `Date` of their own.
 ///
 /// ```
-/// use h1_encode::{encode_response_parts, Body, Exchange, Version};
+/// use h1_encode::{encode_response_parts, Exchange, Framing, Version};
 /// let (parts, ()) = http::Response::builder()
 ///     .status(404)
 ///     .header("content-type", "text/plain")
@@ -30,7 +32,7 @@ use crate::{status, Error};
 ///     .into_parts();
 /// let mut buf = Vec::new();
 /// let ex = Exchange::new(Version::Http11).clock(false);
-/// let head = encode_response_parts(&mut buf, &parts, &ex, Body::Length(0), None)?;
+/// let head = encode_response_parts(&mut buf, &parts, &ex, Framing::Length(0), None)?;
 /// assert_eq!(buf, b"HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\nContent-Length: 0\r\n\r\n");
 /// assert_eq!(head.len, buf.len());
 /// # Ok::<(), h1_encode::Error>(())
@@ -40,7 +42,7 @@ pub fn encode_response_parts<S: Sink + ?Sized>(
     out: &mut S,
     parts: &response::Parts,
     ex: &Exchange,
-    body: Body,
+    body: Framing,
     date: Option<&DateLine>,
 ) -> Result<Head, Error> {
     let code = parts.status.as_u16();
@@ -76,10 +78,10 @@ pub fn encode_response_parts<S: Sink + ?Sized>(
 /// The other fields are checked like [`RequestWriter::fields`].
 ///
 /// ```
-/// use h1_encode::{encode_request_parts, Body};
+/// use h1_encode::{encode_request_parts, Framing};
 /// let (parts, ()) = http::Request::get("http://example.com/a?b=c").body(()).unwrap().into_parts();
 /// let mut buf = Vec::new();
-/// let _head = encode_request_parts(&mut buf, &parts, Body::None, false)?;
+/// let _head = encode_request_parts(&mut buf, &parts, Framing::Empty, false)?;
 /// assert_eq!(buf, b"GET /a?b=c HTTP/1.1\r\nHost: example.com\r\n\r\n");
 /// # Ok::<(), h1_encode::Error>(())
 /// ```
@@ -87,7 +89,7 @@ pub fn encode_response_parts<S: Sink + ?Sized>(
 pub fn encode_request_parts<S: Sink + ?Sized>(
     out: &mut S,
     parts: &request::Parts,
-    body: Body,
+    body: Framing,
     close: bool,
 ) -> Result<Head, Error> {
     let version = match parts.version {
@@ -158,7 +160,8 @@ mod tests {
             .body(())
             .unwrap()
             .into_parts();
-        let head = encode_response_parts(&mut buf, &parts, &ex, Body::None, Some(&date)).unwrap();
+        let head =
+            encode_response_parts(&mut buf, &parts, &ex, Framing::Empty, Some(&date)).unwrap();
         assert_eq!(
             buf,
             b"HTTP/1.1 418 I'm a teapot\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nx-a: 1\r\nContent-Length: 0\r\n\r\n"
@@ -172,7 +175,8 @@ mod tests {
             .body(())
             .unwrap()
             .into_parts();
-        let _head = encode_response_parts(&mut buf, &parts, &ex, Body::None, Some(&date)).unwrap();
+        let _head =
+            encode_response_parts(&mut buf, &parts, &ex, Framing::Empty, Some(&date)).unwrap();
         assert_eq!(
             buf.windows(5)
                 .filter(|w| w.eq_ignore_ascii_case(b"date:"))
@@ -180,7 +184,7 @@ mod tests {
             1
         );
         buf.clear();
-        let _head = encode_response_parts(&mut buf, &parts, &ex, Body::None, None).unwrap();
+        let _head = encode_response_parts(&mut buf, &parts, &ex, Framing::Empty, None).unwrap();
 
         // Framing fields in the parts are refused, nothing is left behind.
         buf.clear();
@@ -190,14 +194,14 @@ mod tests {
             .unwrap()
             .into_parts();
         assert_eq!(
-            encode_response_parts(&mut buf, &parts, &ex, Body::Length(5), Some(&date)),
+            encode_response_parts(&mut buf, &parts, &ex, Framing::Length(5), Some(&date)),
             Err(Error::FramingField)
         );
         assert!(buf.is_empty());
         // No clock date and none in the headers.
         let (parts, ()) = http::Response::new(()).into_parts();
         assert_eq!(
-            encode_response_parts(&mut buf, &parts, &ex, Body::None, None),
+            encode_response_parts(&mut buf, &parts, &ex, Framing::Empty, None),
             Err(Error::MissingDate)
         );
         assert!(buf.is_empty());
@@ -213,7 +217,7 @@ mod tests {
             .body(())
             .unwrap()
             .into_parts();
-        let head = encode_request_parts(&mut buf, &parts, Body::Length(3), false).unwrap();
+        let head = encode_request_parts(&mut buf, &parts, Framing::Length(3), false).unwrap();
         assert_eq!(
             buf,
             b"POST /x HTTP/1.0\r\nHost: h.example\r\naccept: */*\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\n"
@@ -225,7 +229,7 @@ mod tests {
             .body(())
             .unwrap()
             .into_parts();
-        let _head = encode_request_parts(&mut buf, &parts, Body::None, false).unwrap();
+        let _head = encode_request_parts(&mut buf, &parts, Framing::Empty, false).unwrap();
         assert_eq!(
             buf,
             b"CONNECT proxy.example:443 HTTP/1.1\r\nHost: proxy.example:443\r\n\r\n"
@@ -234,7 +238,7 @@ mod tests {
         buf.clear();
         let (parts, ()) = http::Request::get("/").body(()).unwrap().into_parts();
         assert_eq!(
-            encode_request_parts(&mut buf, &parts, Body::None, false),
+            encode_request_parts(&mut buf, &parts, Framing::Empty, false),
             Err(Error::MissingHost)
         );
         let (parts, ()) = http::Request::get("http://a/")
@@ -243,7 +247,7 @@ mod tests {
             .unwrap()
             .into_parts();
         assert_eq!(
-            encode_request_parts(&mut buf, &parts, Body::None, false),
+            encode_request_parts(&mut buf, &parts, Framing::Empty, false),
             Err(Error::UnsupportedVersion)
         );
         let (parts, ()) = http::Request::get("http://a/")
@@ -253,7 +257,7 @@ mod tests {
             .unwrap()
             .into_parts();
         assert_eq!(
-            encode_request_parts(&mut buf, &parts, Body::None, false),
+            encode_request_parts(&mut buf, &parts, Framing::Empty, false),
             Err(Error::FramingField)
         );
         assert!(buf.is_empty());

@@ -8,7 +8,7 @@
 //! once the buffer has grown.
 //!
 //! Framing is decided in one place, when a head is started, from the status,
-//! the [`Body`] the caller states and the [`Exchange`] (facts about the
+//! the [`Framing`] the caller states for the body and the [`Exchange`] (facts about the
 //! request being answered: its version, whether it was HEAD or CONNECT,
 //! whether the connection closes). The encoder then writes
 //! `Content-Length` or `Transfer-Encoding: chunked`, `Connection: close` or
@@ -18,14 +18,14 @@
 //! the list of rules.
 //!
 //! ```
-//! use h1_encode::{Body, DateLine, Exchange, ResponseWriter, Version};
+//! use h1_encode::{DateLine, Exchange, Framing, ResponseWriter, Version};
 //!
 //! let date = DateLine::new(b"Sun, 06 Nov 1994 08:49:37 GMT")?;
 //! let mut buf = Vec::new();
 //! // Answering an HTTP/1.0 request that asked for keep-alive, body streamed:
 //! // no chunked coding for 1.0, so the body ends when the connection closes.
 //! let ex = Exchange::new(Version::Http10).close(false);
-//! let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::Streamed)?;
+//! let mut w = ResponseWriter::start(&mut buf, 200, &ex, Framing::Chunked)?;
 //! w.date(&date);
 //! let mut head = w.finish()?;
 //! assert!(head.close);
@@ -66,14 +66,14 @@ mod sink;
 mod status;
 mod writer;
 
-pub use body::{BodyWriter, Frame, Framing};
+pub use body::{BodyWriter, Frame};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use date::DateCache;
 pub use date::DateLine;
 pub use error::Error;
 pub use fields::PreEncoded;
-pub use framing::{Body, Exchange, Version};
+pub use framing::Exchange;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http_parts::{encode_request_parts, encode_response_parts};
@@ -82,7 +82,7 @@ pub use status::reason;
 pub use writer::{Head, RequestWriter, ResponseWriter};
 
 pub use h1_headers as headers;
-pub use h1_headers::HeaderBlob;
+pub use h1_headers::{Framing, HeaderBlob, Version};
 
 // The crate's README (its page on crates.io) is tested as a doc test.
 #[cfg(doctest)]

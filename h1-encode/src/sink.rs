@@ -101,18 +101,18 @@ impl<S: Sink + ?Sized> Sink for &mut S {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Body, Exchange, ResponseWriter, Version};
+    use crate::{Exchange, Framing, ResponseWriter, Version};
 
     fn encode<S: Sink>(out: &mut S) {
         let ex = Exchange::new(Version::Http11).clock(false);
-        let mut w = ResponseWriter::start(out, 200, &ex, Body::Streamed).unwrap();
+        let mut w = ResponseWriter::start(out, 200, &ex, Framing::Chunked).unwrap();
         w.field(b"A", b"1").unwrap();
         let mut head = w.finish().unwrap();
         head.body.write(out, b"xyz").unwrap();
         head.body.finish(out).unwrap();
         // A refused head leaves the buffer as it was.
         let before = out.len();
-        let w = ResponseWriter::start(out, 200, &Exchange::new(Version::Http11), Body::None);
+        let w = ResponseWriter::start(out, 200, &Exchange::new(Version::Http11), Framing::Empty);
         assert_eq!(w.unwrap().finish().err(), Some(crate::Error::MissingDate));
         assert_eq!(out.len(), before);
     }

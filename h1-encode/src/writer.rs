@@ -9,7 +9,9 @@ use h1_headers::HeaderBlob;
 use crate::body::BodyWriter;
 use crate::date::DateLine;
 use crate::fields::{self, put_field, put_fields, PreEncoded, Role, Seen};
-use crate::framing::{self, Body, Exchange, LengthField, Plan, Version};
+use h1_headers::{Framing, Version};
+
+use crate::framing::{self, Exchange, LengthField, Plan};
 use crate::num;
 use crate::sink::Sink;
 use crate::status;
@@ -25,6 +27,11 @@ pub struct Head {
     pub start: usize,
     /// The head's length in bytes, final CRLF included.
     pub len: usize,
+    /// How the body that follows the head is delimited: [`Framing::Empty`]
+    /// when no body bytes follow (a response to HEAD, 1xx, 204, 304, a 2xx
+    /// to CONNECT, a message without content), else `Length`, `Chunked`
+    /// or `UntilClose`.
+    pub framing: Framing,
     /// Writes (and counts) the body.
     pub body: BodyWriter,
     /// The connection closes after this message (`Connection: close` was
@@ -195,6 +202,7 @@ impl<'o, S: Sink + ?Sized> Core<'o, S> {
         Head {
             start: self.start,
             len: self.out.len() - self.start,
+            framing: self.plan.body.framing(),
             body: self.plan.body.handed_out(),
             close: self.plan.close,
         }
@@ -215,7 +223,7 @@ impl<S: Sink + ?Sized> Drop for Core<'_, S> {
 ///
 /// 1. [`start`](Self::start) (or [`start_with_reason`](Self::start_with_reason))
 ///    with the status, the [`Exchange`] (facts of the request) and the
-///    [`Body`] you will send. The framing is decided here, once; a body
+///    [`Framing`] of the body you will send. The framing is decided here, once; a body
 ///    the status or the request forbids is refused now. The status line is
 ///    written.
 /// 2. Any number of [`date`](Self::date), [`pre_encoded`](Self::pre_encoded),
@@ -255,14 +263,14 @@ impl<S: Sink + ?Sized> Drop for Core<'_, S> {
 ///   (RFC 9110 §5.1, §5.5), reason phrases HTAB/SP/VCHAR/obs-text (RFC 9112 §4).
 ///
 /// ```
-/// use h1_encode::{Body, DateLine, Exchange, PreEncoded, ResponseWriter, Version};
+/// use h1_encode::{DateLine, Exchange, Framing, PreEncoded, ResponseWriter, Version};
 ///
 /// let server = PreEncoded::new([("Server", "h1")])?; // once, at start-up
 /// let date = DateLine::new(b"Sun, 06 Nov 1994 08:49:37 GMT")?; // once a second
 ///
 /// let mut buf = Vec::with_capacity(4096); // per connection, reused
 /// let ex = Exchange::new(Version::Http11); // from the parsed request
-/// let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::Length(13))?;
+/// let mut w = ResponseWriter::start(&mut buf, 200, &ex, Framing::Length(13))?;
 /// w.date(&date).pre_encoded(&server);
 /// w.field(b"Content-Type", b"text/plain")?;
 /// let mut head = w.finish()?;
@@ -285,7 +293,7 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
     /// Decides the framing and writes the status line, with the registered
     /// reason phrase (an empty one for unregistered codes).
     #[inline]
-    pub fn start(out: &'o mut S, status: u16, ex: &Exchange, body: Body) -> Result<Self, Error> {
+    pub fn start(out: &'o mut S, status: u16, ex: &Exchange, body: Framing) -> Result<Self, Error> {
         let plan = framing::response(status, ex, body)?;
         let mut core = Core::new(out, plan, Role::Response);
         core.switching = status == 101;
@@ -303,7 +311,7 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
         status: u16,
         reason: &[u8],
         ex: &Exchange,
-        body: Body,
+        body: Framing,
     ) -> Result<Self, Error> {
         if !status::valid_reason(reason) {
             return Err(Error::InvalidReason);
@@ -398,10 +406,10 @@ fn put_status_line<S: Sink + ?Sized>(out: &mut S, status: u16, reason: &[u8]) {
 /// a `Connection` with `close`/`keep-alive`.
 ///
 /// ```
-/// use h1_encode::{Body, Exchange, RequestWriter, Version};
+/// use h1_encode::{Exchange, Framing, RequestWriter, Version};
 /// let mut buf = Vec::new();
 /// let ex = Exchange::new(Version::Http11);
-/// let mut w = RequestWriter::start(&mut buf, b"POST", b"/upload", Some(b"example.com"), &ex, Body::Streamed)?;
+/// let mut w = RequestWriter::start(&mut buf, b"POST", b"/upload", Some(b"example.com"), &ex, Framing::Chunked)?;
 /// w.field(b"Content-Type", b"application/octet-stream")?;
 /// let mut head = w.finish()?;
 /// head.body.write(&mut buf, b"data")?;
@@ -426,7 +434,7 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
     /// encoder does not check which). `host` is required for HTTP/1.1
     /// (RFC 9112 §3.2; it may be empty when the target has no authority)
     /// and optional for HTTP/1.0. A `TRACE` request with any body other
-    /// than [`Body::None`] is refused ([`Error::TraceWithContent`],
+    /// than [`Framing::Empty`] is refused ([`Error::TraceWithContent`],
     /// RFC 9110 §9.3.8). Only [`Exchange::version`] and
     /// [`Exchange::close`] matter here.
     pub fn start(
@@ -435,7 +443,7 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
         target: &[u8],
         host: Option<&[u8]>,
         ex: &Exchange,
-        body: Body,
+        body: Framing,
     ) -> Result<Self, Error> {
         if !is_token(method) {
             return Err(Error::InvalidMethod);
@@ -456,12 +464,13 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
         }
         // RFC 9110 §9.3.8: a client MUST NOT send content in a TRACE
         // request.
-        if method == b"TRACE" && !matches!(body, Body::None) {
+        if method == b"TRACE" && !matches!(body, Framing::Empty) {
             return Err(Error::TraceWithContent);
         }
         let plan = framing::request(ex, body)?;
         let mut core = Core::new(out, plan, Role::Request);
-        core.content = matches!(body, Body::Streamed) || matches!(body, Body::Length(n) if n > 0);
+        core.content =
+            matches!(body, Framing::Chunked) || matches!(body, Framing::Length(n) if n > 0);
         let version: &[u8] = match ex.version {
             Version::Http10 => b" HTTP/1.0\r\n",
             Version::Http11 => b" HTTP/1.1\r\n",

@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use counting_alloc::{allocations, Counting};
 
-use h1_encode::{Body, DateCache, Exchange, PreEncoded, RequestWriter, ResponseWriter, Version};
+use h1_encode::{DateCache, Exchange, Framing, PreEncoded, RequestWriter, ResponseWriter, Version};
 use h1_headers::HeaderBlob;
 
 #[global_allocator]
@@ -46,7 +46,7 @@ fn round(
     let date = *cache.line_at_unix(now);
 
     // Plaintext.
-    let mut w = ResponseWriter::start(&mut *buf, 200, &ex, Body::Length(13)).unwrap();
+    let mut w = ResponseWriter::start(&mut *buf, 200, &ex, Framing::Length(13)).unwrap();
     w.date(&date).pre_encoded(server);
     w.field(b"Content-Type", b"text/plain").unwrap();
     let mut head = w.finish().unwrap();
@@ -68,7 +68,7 @@ fn round(
     ];
     let body = br#"{"message":"Hello, World!"}"#;
     let mut w =
-        ResponseWriter::start(&mut *buf, 200, &ex, Body::Length(body.len() as u64)).unwrap();
+        ResponseWriter::start(&mut *buf, 200, &ex, Framing::Length(body.len() as u64)).unwrap();
     w.date(&date).fields(fields).unwrap();
     let mut head = w.finish().unwrap();
     let [h, b] = head.with_body(buf, body).unwrap();
@@ -77,7 +77,7 @@ fn round(
 
     // Chunked with trailers, to a HEAD-less 1.1 request, with a blob.
     let mut w =
-        ResponseWriter::start_with_reason(&mut *buf, 200, b"Fine", &ex, Body::Streamed).unwrap();
+        ResponseWriter::start_with_reason(&mut *buf, 200, b"Fine", &ex, Framing::Chunked).unwrap();
     w.date(&date).blob(blob).unwrap();
     let mut head = w.finish().unwrap();
     head.body.write(&mut *buf, &[b'x'; 1000]).unwrap();
@@ -88,13 +88,13 @@ fn round(
         .unwrap();
 
     // A refused field and a dropped writer: still nothing allocated.
-    let mut w = ResponseWriter::start(&mut *buf, 404, &ex, Body::None).unwrap();
+    let mut w = ResponseWriter::start(&mut *buf, 404, &ex, Framing::Empty).unwrap();
     assert!(w.field(b"Content-Length", b"0").is_err());
     drop(w);
 
     // HTTP/1.0 keep-alive, and a request.
     let ex10 = Exchange::new(Version::Http10).close(false);
-    let mut w = ResponseWriter::start(&mut *buf, 200, &ex10, Body::Streamed).unwrap();
+    let mut w = ResponseWriter::start(&mut *buf, 200, &ex10, Framing::Chunked).unwrap();
     w.date(&date);
     let mut head = w.finish().unwrap();
     head.body.write(&mut *buf, b"until close").unwrap();
@@ -104,7 +104,7 @@ fn round(
         b"/submit?x=1",
         Some(b"example.com"),
         &ex,
-        Body::Streamed,
+        Framing::Chunked,
     )
     .unwrap();
     w.field(b"Accept", b"*/*").unwrap();

@@ -29,9 +29,7 @@
 //! | a 101 response has `Upgrade` | 9110 §15.2.2 | `switching_protocols_has_upgrade` |
 //! | no userinfo in a generated URI / `Host`; CONNECT target is `host:port` | 9110 §4.2.4, 9112 §3.2.3 | `request_parts_userinfo_and_connect` |
 
-use h1_encode::{
-    Body, DateLine, Error, Exchange, Framing, Head, RequestWriter, ResponseWriter, Version,
-};
+use h1_encode::{DateLine, Error, Exchange, Framing, Head, RequestWriter, ResponseWriter, Version};
 
 const H10: Version = Version::Http10;
 const H11: Version = Version::Http11;
@@ -42,7 +40,7 @@ fn date() -> DateLine {
 
 /// Encodes a response with a Date and one caller field; returns the bytes
 /// and the head, or the error (after checking the buffer was left empty).
-fn respond(status: u16, ex: Exchange, body: Body) -> Result<(Vec<u8>, Head), Error> {
+fn respond(status: u16, ex: Exchange, body: Framing) -> Result<(Vec<u8>, Head), Error> {
     let mut buf = Vec::new();
     let r = (|| {
         let mut w = ResponseWriter::start(&mut buf, status, &ex, body)?;
@@ -73,21 +71,25 @@ fn ok(r: Result<(Vec<u8>, Head), Error>) -> (Vec<u8>, Head) {
 #[test]
 fn informational_has_no_content_or_length() {
     for status in [100, 101, 103, 199] {
-        let (buf, mut head) = ok(respond(status, Exchange::new(H11), Body::None));
+        let (buf, mut head) = ok(respond(status, Exchange::new(H11), Framing::Empty));
         assert!(!has(&buf, "content-length") && !has(&buf, "transfer-encoding"));
         assert!(
             !has(&buf, "connection"),
             "a 1xx does not decide the connection"
         );
-        assert_eq!(head.body.framing(), Framing::Empty);
+        assert_eq!(head.framing, Framing::Empty);
         assert_eq!(
             head.body.write(&mut Vec::new(), b"x"),
             Err(Error::BodyNotAllowed)
         );
         // Even when the final response will close.
-        let (buf, _) = ok(respond(status, Exchange::new(H11).close(true), Body::None));
+        let (buf, _) = ok(respond(
+            status,
+            Exchange::new(H11).close(true),
+            Framing::Empty,
+        ));
         assert!(!has(&buf, "connection"));
-        for body in [Body::Length(0), Body::Length(5), Body::Streamed] {
+        for body in [Framing::Length(0), Framing::Length(5), Framing::Chunked] {
             assert_eq!(
                 respond(status, Exchange::new(H11), body).unwrap_err(),
                 Error::BodyNotAllowed
@@ -100,11 +102,11 @@ fn informational_has_no_content_or_length() {
 fn no_informational_to_http10() {
     for status in [100, 101, 103] {
         assert_eq!(
-            respond(status, Exchange::new(H10), Body::None).unwrap_err(),
+            respond(status, Exchange::new(H10), Framing::Empty).unwrap_err(),
             Error::InformationalToHttp10
         );
         assert_eq!(
-            respond(status, Exchange::new(H10).close(false), Body::None).unwrap_err(),
+            respond(status, Exchange::new(H10).close(false), Framing::Empty).unwrap_err(),
             Error::InformationalToHttp10
         );
     }
@@ -112,23 +114,23 @@ fn no_informational_to_http10() {
 
 #[test]
 fn no_content_204() {
-    let (buf, head) = ok(respond(204, Exchange::new(H11), Body::None));
+    let (buf, head) = ok(respond(204, Exchange::new(H11), Framing::Empty));
     assert!(!has(&buf, "content-length") && !has(&buf, "transfer-encoding"));
-    assert_eq!(head.body.framing(), Framing::Empty);
-    for body in [Body::Length(0), Body::Length(1), Body::Streamed] {
+    assert_eq!(head.framing, Framing::Empty);
+    for body in [Framing::Length(0), Framing::Length(1), Framing::Chunked] {
         assert_eq!(
             respond(204, Exchange::new(H11), body).unwrap_err(),
             Error::BodyNotAllowed
         );
     }
     // HEAD or not, 1.0 or 1.1.
-    let (buf, _) = ok(respond(204, Exchange::new(H10).head(true), Body::None));
+    let (buf, _) = ok(respond(204, Exchange::new(H10).head(true), Framing::Empty));
     assert!(!has(&buf, "content-length"));
 }
 
 #[test]
 fn reset_content_205_has_none() {
-    for body in [Body::None, Body::Length(0)] {
+    for body in [Framing::Empty, Framing::Length(0)] {
         let (buf, mut head) = ok(respond(205, Exchange::new(H11), body));
         assert!(has(&buf, "content-length"));
         assert!(buf.ends_with(b"Content-Length: 0\r\n\r\n"));
@@ -137,7 +139,7 @@ fn reset_content_205_has_none() {
             Err(Error::BodyTooLong)
         );
     }
-    for body in [Body::Length(3), Body::Streamed] {
+    for body in [Framing::Length(3), Framing::Chunked] {
         assert_eq!(
             respond(205, Exchange::new(H11), body).unwrap_err(),
             Error::BodyNotAllowed
@@ -147,11 +149,11 @@ fn reset_content_205_has_none() {
 
 #[test]
 fn not_modified_304() {
-    let (buf, head) = ok(respond(304, Exchange::new(H11), Body::None));
+    let (buf, head) = ok(respond(304, Exchange::new(H11), Framing::Empty));
     assert!(!has(&buf, "content-length") && !has(&buf, "transfer-encoding"));
-    assert_eq!(head.body.framing(), Framing::Empty);
+    assert_eq!(head.framing, Framing::Empty);
     // The length the 200 would have had, and no body.
-    let (buf, mut head) = ok(respond(304, Exchange::new(H11), Body::Length(1234)));
+    let (buf, mut head) = ok(respond(304, Exchange::new(H11), Framing::Length(1234)));
     assert!(buf.ends_with(b"Content-Length: 1234\r\n\r\n"));
     assert_eq!(
         head.body.write(&mut Vec::new(), b"x"),
@@ -159,7 +161,7 @@ fn not_modified_304() {
     );
     head.body.finish(&mut Vec::new()).unwrap();
     assert_eq!(
-        respond(304, Exchange::new(H11), Body::Streamed).unwrap_err(),
+        respond(304, Exchange::new(H11), Framing::Chunked).unwrap_err(),
         Error::BodyNotAllowed
     );
 }
@@ -167,7 +169,7 @@ fn not_modified_304() {
 #[test]
 fn head_response_has_fields_but_no_body() {
     let head_req = Exchange::new(H11).head(true);
-    let (buf, mut head) = ok(respond(200, head_req, Body::Length(13)));
+    let (buf, mut head) = ok(respond(200, head_req, Framing::Length(13)));
     assert!(buf.ends_with(b"Content-Length: 13\r\n\r\n"));
     assert_eq!(
         head.body.write(&mut Vec::new(), b"Hello"),
@@ -177,11 +179,11 @@ fn head_response_has_fields_but_no_body() {
     head.body.finish(&mut out).unwrap();
     assert!(out.is_empty());
     // The whole-body helper takes the empty body.
-    let (buf, mut head) = ok(respond(200, head_req, Body::Length(13)));
+    let (buf, mut head) = ok(respond(200, head_req, Framing::Length(13)));
     assert_eq!(head.with_body(&buf, b"").unwrap()[1], b"");
 
     // Streamed: the same Transfer-Encoding a GET would get, no chunks.
-    let (buf, mut head) = ok(respond(200, head_req, Body::Streamed));
+    let (buf, mut head) = ok(respond(200, head_req, Framing::Chunked));
     assert!(buf.ends_with(b"Transfer-Encoding: chunked\r\n\r\n"));
     assert_eq!(
         head.body.write(&mut Vec::new(), b"x"),
@@ -194,7 +196,7 @@ fn head_response_has_fields_but_no_body() {
     let (buf, head) = ok(respond(
         200,
         Exchange::new(H10).head(true).close(false),
-        Body::Streamed,
+        Framing::Chunked,
     ));
     assert!(buf.ends_with(b"Connection: keep-alive\r\n\r\n"));
     assert!(!head.close);
@@ -204,10 +206,10 @@ fn head_response_has_fields_but_no_body() {
 fn connect_2xx_has_no_length_fields() {
     let connect = Exchange::new(H11).connect(true);
     for status in [200, 204, 299] {
-        let (buf, head) = ok(respond(status, connect, Body::None));
+        let (buf, head) = ok(respond(status, connect, Framing::Empty));
         assert!(!has(&buf, "content-length") && !has(&buf, "transfer-encoding"));
-        assert_eq!(head.body.framing(), Framing::Empty);
-        for body in [Body::Length(0), Body::Streamed] {
+        assert_eq!(head.framing, Framing::Empty);
+        for body in [Framing::Length(0), Framing::Chunked] {
             assert_eq!(
                 respond(status, connect, body).unwrap_err(),
                 Error::BodyNotAllowed
@@ -215,22 +217,47 @@ fn connect_2xx_has_no_length_fields() {
         }
     }
     // A refused CONNECT has an ordinary body.
-    let (buf, _) = ok(respond(407, connect, Body::Length(2)));
+    let (buf, _) = ok(respond(407, connect, Framing::Length(2)));
     assert!(buf.ends_with(b"Content-Length: 2\r\n\r\n"));
 }
 
 #[test]
+fn a_close_delimited_response_says_close_to_either_version() {
+    for ex in [Exchange::new(H11), Exchange::new(H10).close(false)] {
+        let (buf, mut head) = ok(respond(200, ex, Framing::UntilClose));
+        assert!(!has(&buf, "transfer-encoding") && !has(&buf, "content-length"));
+        assert!(buf.ends_with(b"Connection: close\r\n\r\n"));
+        assert!(head.close);
+        assert_eq!(head.framing, Framing::UntilClose);
+        let mut out = Vec::new();
+        head.body.write(&mut out, b"raw").unwrap();
+        assert_eq!(out, b"raw");
+    }
+    // Not where no content is allowed; a response to HEAD has no body.
+    assert_eq!(
+        respond(204, Exchange::new(H11), Framing::UntilClose).err(),
+        Some(Error::BodyNotAllowed)
+    );
+    let (_, head) = ok(respond(
+        200,
+        Exchange::new(H11).head(true),
+        Framing::UntilClose,
+    ));
+    assert_eq!(head.framing, Framing::Empty);
+}
+
+#[test]
 fn chunked_only_to_http11() {
-    let (buf, head) = ok(respond(200, Exchange::new(H11), Body::Streamed));
+    let (buf, head) = ok(respond(200, Exchange::new(H11), Framing::Chunked));
     assert!(buf.ends_with(b"Transfer-Encoding: chunked\r\n\r\n"));
-    assert_eq!(head.body.framing(), Framing::Chunked);
+    assert_eq!(head.framing, Framing::Chunked);
     assert!(!head.close);
     for ex in [Exchange::new(H10), Exchange::new(H10).close(false)] {
-        let (buf, mut head) = ok(respond(200, ex, Body::Streamed));
+        let (buf, mut head) = ok(respond(200, ex, Framing::Chunked));
         assert!(!has(&buf, "transfer-encoding") && !has(&buf, "content-length"));
         assert!(buf.ends_with(b"Connection: close\r\n\r\n"));
         assert!(head.close, "a close-delimited body ends the connection");
-        assert_eq!(head.body.framing(), Framing::UntilClose);
+        assert_eq!(head.framing, Framing::UntilClose);
         let mut out = Vec::new();
         head.body.write(&mut out, b"raw").unwrap();
         assert_eq!(out, b"raw", "no chunk framing");
@@ -253,7 +280,7 @@ fn one_framing_only() {
         ("Connection", "Keep-Alive"),
         ("Connection", "upgrade, close"),
     ] {
-        for body in [Body::None, Body::Length(5), Body::Streamed] {
+        for body in [Framing::Empty, Framing::Length(5), Framing::Chunked] {
             let mut buf = Vec::new();
             let mut w = ResponseWriter::start(&mut buf, 200, &ex, body).unwrap();
             assert_eq!(
@@ -281,7 +308,7 @@ fn one_framing_only() {
     assert!(h1_encode::PreEncoded::new([("Content-Length", "1")]).is_err());
     // Connection with other options is the caller's.
     let mut buf = Vec::new();
-    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Body::None).unwrap();
+    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
     w.field(b"Connection", b"upgrade")
         .unwrap()
         .field(b"Upgrade", b"websocket")
@@ -296,21 +323,21 @@ fn one_framing_only() {
 #[test]
 fn connection_fate() {
     // 1.1: persistent by default, nothing written; closing writes close.
-    let (buf, head) = ok(respond(200, Exchange::new(H11), Body::Length(0)));
+    let (buf, head) = ok(respond(200, Exchange::new(H11), Framing::Length(0)));
     assert!(!has(&buf, "connection") && !head.close);
     let (buf, head) = ok(respond(
         200,
         Exchange::new(H11).close(true),
-        Body::Length(0),
+        Framing::Length(0),
     ));
     assert!(buf.ends_with(b"Connection: close\r\n\r\n") && head.close);
     // 1.0: closes by default (close written); keep-alive when it stays.
-    let (buf, head) = ok(respond(200, Exchange::new(H10), Body::Length(0)));
+    let (buf, head) = ok(respond(200, Exchange::new(H10), Framing::Length(0)));
     assert!(buf.ends_with(b"Connection: close\r\n\r\n") && head.close);
     let (buf, head) = ok(respond(
         404,
         Exchange::new(H10).close(false),
-        Body::Length(0),
+        Framing::Length(0),
     ));
     assert!(buf.ends_with(b"Connection: keep-alive\r\n\r\n") && !head.close);
     // The status line is HTTP/1.1 either way (RFC 9112 §2.3).
@@ -321,32 +348,35 @@ fn connection_fate() {
 fn date_when_a_clock_exists() {
     for status in [200, 204, 301, 304, 404, 499] {
         let mut buf = Vec::new();
-        let w = ResponseWriter::start(&mut buf, status, &Exchange::new(H11), Body::None).unwrap();
+        let w =
+            ResponseWriter::start(&mut buf, status, &Exchange::new(H11), Framing::Empty).unwrap();
         assert_eq!(w.finish().err(), Some(Error::MissingDate), "{status}");
         assert!(buf.is_empty());
         // Without a clock, none is required.
         let ex = Exchange::new(H11).clock(false);
-        let w = ResponseWriter::start(&mut buf, status, &ex, Body::None).unwrap();
+        let w = ResponseWriter::start(&mut buf, status, &ex, Framing::Empty).unwrap();
         let _head = w.finish().unwrap();
         assert!(!has(&buf, "date"));
         // A caller's own Date field counts.
         buf.clear();
         let mut w =
-            ResponseWriter::start(&mut buf, status, &Exchange::new(H11), Body::None).unwrap();
+            ResponseWriter::start(&mut buf, status, &Exchange::new(H11), Framing::Empty).unwrap();
         w.field(b"date", b"Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
         let _head = w.finish().unwrap();
     }
     // 1xx and 5xx may go without.
     for status in [100, 500, 503] {
         let mut buf = Vec::new();
-        let w = ResponseWriter::start(&mut buf, status, &Exchange::new(H11), Body::None).unwrap();
+        let w =
+            ResponseWriter::start(&mut buf, status, &Exchange::new(H11), Framing::Empty).unwrap();
         let _head = w.finish().unwrap();
     }
     #[cfg(feature = "std")]
     {
         let mut cache = h1_encode::DateCache::new();
         let mut buf = Vec::new();
-        let mut w = ResponseWriter::start(&mut buf, 200, &Exchange::new(H11), Body::None).unwrap();
+        let mut w =
+            ResponseWriter::start(&mut buf, 200, &Exchange::new(H11), Framing::Empty).unwrap();
         w.date(cache.line());
         let _head = w.finish().unwrap();
         let text = String::from_utf8(buf).unwrap();
@@ -387,7 +417,7 @@ fn httpdate_parse(s: &str) -> std::time::SystemTime {
 fn fields_are_valid() {
     let mut buf = Vec::new();
     let ex = Exchange::new(H11).clock(false);
-    let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::None).unwrap();
+    let mut w = ResponseWriter::start(&mut buf, 200, &ex, Framing::Empty).unwrap();
     for name in [&b""[..], b"a b", b"a:", b"\xe9", b"a\r\n", b"(x)"] {
         assert_eq!(w.field(name, b"v").err(), Some(Error::InvalidFieldName));
     }
@@ -423,22 +453,22 @@ fn reason_phrase_bytes() {
     let mut buf = Vec::new();
     for reason in [&b"a\r\nX: y"[..], b"\n", b"\0", b"\x7f"] {
         assert_eq!(
-            ResponseWriter::start_with_reason(&mut buf, 200, reason, &ex, Body::None).err(),
+            ResponseWriter::start_with_reason(&mut buf, 200, reason, &ex, Framing::Empty).err(),
             Some(Error::InvalidReason)
         );
     }
-    let w =
-        ResponseWriter::start_with_reason(&mut buf, 299, b"Fine \t\xe9", &ex, Body::None).unwrap();
+    let w = ResponseWriter::start_with_reason(&mut buf, 299, b"Fine \t\xe9", &ex, Framing::Empty)
+        .unwrap();
     let _head = w.finish().unwrap();
     assert!(buf.starts_with(b"HTTP/1.1 299 Fine \t\xe9\r\n"));
     buf.clear();
     // Unregistered codes without a reason keep the SP before the empty phrase.
-    let w = ResponseWriter::start(&mut buf, 299, &ex, Body::None).unwrap();
+    let w = ResponseWriter::start(&mut buf, 299, &ex, Framing::Empty).unwrap();
     let _head = w.finish().unwrap();
     assert!(buf.starts_with(b"HTTP/1.1 299 \r\n"));
     for status in [0, 99, 600, 1000, u16::MAX] {
         assert_eq!(
-            ResponseWriter::start(&mut buf, status, &ex, Body::None).err(),
+            ResponseWriter::start(&mut buf, status, &ex, Framing::Empty).err(),
             Some(Error::InvalidStatus)
         );
     }
@@ -448,7 +478,7 @@ fn reason_phrase_bytes() {
 fn body_matches_content_length() {
     let ex = Exchange::new(H11).clock(false);
     let mut buf = Vec::new();
-    let mut head = ResponseWriter::start(&mut buf, 200, &ex, Body::Length(10))
+    let mut head = ResponseWriter::start(&mut buf, 200, &ex, Framing::Length(10))
         .unwrap()
         .finish()
         .unwrap();
@@ -467,7 +497,7 @@ fn body_matches_content_length() {
 
     // The vectored form: head and body as two slices, body not copied.
     buf.clear();
-    let mut head = ResponseWriter::start(&mut buf, 200, &ex, Body::Length(3))
+    let mut head = ResponseWriter::start(&mut buf, 200, &ex, Framing::Length(3))
         .unwrap()
         .finish()
         .unwrap();
@@ -481,7 +511,7 @@ fn body_matches_content_length() {
     #[cfg(feature = "std")]
     {
         let mut buf = Vec::new();
-        let mut head = ResponseWriter::start(&mut buf, 200, &ex, Body::Length(3))
+        let mut head = ResponseWriter::start(&mut buf, 200, &ex, Framing::Length(3))
             .unwrap()
             .finish()
             .unwrap();
@@ -496,7 +526,7 @@ fn body_matches_content_length() {
 fn chunk_framing() {
     let ex = Exchange::new(H11).clock(false);
     let mut buf = Vec::new();
-    let mut head = ResponseWriter::start(&mut buf, 200, &ex, Body::Streamed)
+    let mut head = ResponseWriter::start(&mut buf, 200, &ex, Framing::Chunked)
         .unwrap()
         .finish()
         .unwrap();
@@ -532,7 +562,7 @@ fn request_host_and_framing() {
     let mut buf = Vec::new();
     let h11 = Exchange::new(H11);
     assert_eq!(
-        RequestWriter::start(&mut buf, b"GET", b"/", None, &h11, Body::None).err(),
+        RequestWriter::start(&mut buf, b"GET", b"/", None, &h11, Framing::Empty).err(),
         Some(Error::MissingHost)
     );
     // HTTP/1.0 may go without Host.
@@ -542,7 +572,7 @@ fn request_host_and_framing() {
         b"/",
         None,
         &Exchange::new(H10),
-        Body::None,
+        Framing::Empty,
     )
     .unwrap();
     let _head = w.finish().unwrap();
@@ -556,18 +586,38 @@ fn request_host_and_framing() {
             b"/",
             Some(b"a"),
             &Exchange::new(H10),
-            Body::Streamed
+            Framing::Chunked
         )
         .err(),
         Some(Error::StreamedBodyToHttp10)
     );
+    // RFC 9112 §6.3: closing never delimits a request body.
+    assert_eq!(
+        RequestWriter::start(
+            &mut buf,
+            b"POST",
+            b"/",
+            Some(b"a"),
+            &h11,
+            Framing::UntilClose
+        )
+        .err(),
+        Some(Error::UntilCloseRequest)
+    );
     // A request without content gets no Content-Length; with, it does.
-    let w = RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &h11, Body::None).unwrap();
+    let w = RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &h11, Framing::Empty).unwrap();
     let _head = w.finish().unwrap();
     assert_eq!(buf, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
     buf.clear();
-    let w =
-        RequestWriter::start(&mut buf, b"POST", b"/", Some(b"a"), &h11, Body::Length(0)).unwrap();
+    let w = RequestWriter::start(
+        &mut buf,
+        b"POST",
+        b"/",
+        Some(b"a"),
+        &h11,
+        Framing::Length(0),
+    )
+    .unwrap();
     let _head = w.finish().unwrap();
     assert_eq!(
         buf,
@@ -577,21 +627,30 @@ fn request_host_and_framing() {
     // Validation of the request line and the owned names.
     for method in [&b""[..], b"G T", b"GET\r\n"] {
         assert_eq!(
-            RequestWriter::start(&mut buf, method, b"/", Some(b"a"), &h11, Body::None).err(),
+            RequestWriter::start(&mut buf, method, b"/", Some(b"a"), &h11, Framing::Empty).err(),
             Some(Error::InvalidMethod)
         );
     }
     for target in [&b""[..], b"/a b", b"/a#b", b"/\r\n", b"/\x7f", b"/\xe9"] {
         assert_eq!(
-            RequestWriter::start(&mut buf, b"GET", target, Some(b"a"), &h11, Body::None).err(),
+            RequestWriter::start(&mut buf, b"GET", target, Some(b"a"), &h11, Framing::Empty).err(),
             Some(Error::InvalidTarget)
         );
     }
     assert_eq!(
-        RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a\r\nb"), &h11, Body::None).err(),
+        RequestWriter::start(
+            &mut buf,
+            b"GET",
+            b"/",
+            Some(b"a\r\nb"),
+            &h11,
+            Framing::Empty
+        )
+        .err(),
         Some(Error::InvalidFieldValue)
     );
-    let mut w = RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &h11, Body::None).unwrap();
+    let mut w =
+        RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &h11, Framing::Empty).unwrap();
     assert_eq!(w.field(b"Host", b"b").err(), Some(Error::FramingField));
     assert_eq!(
         w.field(b"Content-Length", b"0").err(),
@@ -632,7 +691,7 @@ fn date_only_once() {
     for (i, first) in sources.iter().enumerate() {
         for (j, second) in sources.iter().enumerate() {
             let mut buf = Vec::new();
-            let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::None).unwrap();
+            let mut w = ResponseWriter::start(&mut buf, 200, &ex, Framing::Empty).unwrap();
             first(&mut w, &pre, &blob).unwrap();
             let r = second(&mut w, &pre, &blob).and_then(|()| w.finish().map(drop));
             assert_eq!(r, Err(Error::DuplicateDate), "sources {i} then {j}");
@@ -641,7 +700,7 @@ fn date_only_once() {
     }
     // Two in one call are refused too, and that call writes nothing.
     let mut buf = Vec::new();
-    let mut w = ResponseWriter::start(&mut buf, 200, &ex.clock(false), Body::None).unwrap();
+    let mut w = ResponseWriter::start(&mut buf, 200, &ex.clock(false), Framing::Empty).unwrap();
     assert_eq!(
         w.fields([("Date", "a"), ("date", "b")]).map(drop),
         Err(Error::DuplicateDate)
@@ -651,7 +710,8 @@ fn date_only_once() {
     assert!(!has(head.bytes(&buf), "date"));
     // In requests as well.
     let mut buf = Vec::new();
-    let mut w = RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &ex, Body::None).unwrap();
+    let mut w =
+        RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &ex, Framing::Empty).unwrap();
     w.field(b"Date", b"x").unwrap();
     assert_eq!(w.field(b"Date", b"y").map(drop), Err(Error::DuplicateDate));
     assert!(w.finish().is_ok());
@@ -665,14 +725,15 @@ fn date_only_once() {
 #[test]
 fn trace_has_no_content() {
     let ex = Exchange::new(H11);
-    for body in [Body::Length(3), Body::Length(0), Body::Streamed] {
+    for body in [Framing::Length(3), Framing::Length(0), Framing::Chunked] {
         let mut buf = Vec::new();
         let r = RequestWriter::start(&mut buf, b"TRACE", b"/", Some(b"a"), &ex, body).map(drop);
         assert_eq!(r, Err(Error::TraceWithContent), "{body:?}");
         assert!(buf.is_empty());
     }
     let mut buf = Vec::new();
-    let w = RequestWriter::start(&mut buf, b"TRACE", b"/", Some(b"a"), &ex, Body::None).unwrap();
+    let w =
+        RequestWriter::start(&mut buf, b"TRACE", b"/", Some(b"a"), &ex, Framing::Empty).unwrap();
     let _head = w.finish().unwrap();
     assert_eq!(buf, b"TRACE / HTTP/1.1\r\nHost: a\r\n\r\n");
 }
@@ -680,7 +741,7 @@ fn trace_has_no_content() {
 #[test]
 fn expect_continue_needs_content() {
     let ex = Exchange::new(H11);
-    for body in [Body::None, Body::Length(0)] {
+    for body in [Framing::Empty, Framing::Length(0)] {
         for value in ["100-continue", "100-Continue", "foo, 100-continue"] {
             let mut buf = Vec::new();
             let mut w =
@@ -696,7 +757,7 @@ fn expect_continue_needs_content() {
             assert!(buf.is_empty());
         }
     }
-    for body in [Body::Length(1), Body::Streamed] {
+    for body in [Framing::Length(1), Framing::Chunked] {
         let mut buf = Vec::new();
         let mut w = RequestWriter::start(&mut buf, b"PUT", b"/", Some(b"a"), &ex, body).unwrap();
         w.field(b"Expect", b"100-continue").unwrap();
@@ -709,20 +770,20 @@ fn expect_continue_needs_content() {
 fn switching_protocols_has_upgrade() {
     let ex = Exchange::new(H11);
     let mut buf = Vec::new();
-    let w = ResponseWriter::start(&mut buf, 101, &ex, Body::None).unwrap();
+    let w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
     assert_eq!(w.finish().map(drop), Err(Error::MissingUpgrade));
     assert!(buf.is_empty());
-    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Body::None).unwrap();
+    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
     w.field(b"X", b"1").unwrap();
     assert_eq!(w.finish().map(drop), Err(Error::MissingUpgrade));
-    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Body::None).unwrap();
+    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
     w.fields([("connection", "upgrade"), ("upgrade", "websocket")])
         .unwrap();
     let _head = w.finish().unwrap();
     assert!(has(&buf, "upgrade"));
     // Other 1xx need none.
     let mut buf = Vec::new();
-    let w = ResponseWriter::start(&mut buf, 100, &ex, Body::None).unwrap();
+    let w = ResponseWriter::start(&mut buf, 100, &ex, Framing::Empty).unwrap();
     let _head = w.finish().unwrap();
 }
 
@@ -733,7 +794,7 @@ fn request_parts_userinfo_and_connect() {
     let enc = |req: http::Request<()>| {
         let mut buf = Vec::new();
         let (parts, ()) = req.into_parts();
-        let r = encode_request_parts(&mut buf, &parts, Body::None, false).map(drop);
+        let r = encode_request_parts(&mut buf, &parts, Framing::Empty, false).map(drop);
         if r.is_err() {
             assert!(buf.is_empty());
         }
@@ -777,7 +838,7 @@ fn trailers_only_hold_fields_allowed_there() {
     ] {
         let mut buf = Vec::new();
         let ex = Exchange::new(H11);
-        let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::Streamed).unwrap();
+        let mut w = ResponseWriter::start(&mut buf, 200, &ex, Framing::Chunked).unwrap();
         w.date(&date());
         let mut head = w.finish().unwrap();
         head.body.write(&mut buf, b"x").unwrap();
@@ -789,7 +850,7 @@ fn trailers_only_hold_fields_allowed_there() {
     }
     let mut buf = Vec::new();
     let ex = Exchange::new(H11);
-    let mut w = ResponseWriter::start(&mut buf, 200, &ex, Body::Streamed).unwrap();
+    let mut w = ResponseWriter::start(&mut buf, 200, &ex, Framing::Chunked).unwrap();
     w.date(&date());
     let mut head = w.finish().unwrap();
     head.body.write(&mut buf, b"x").unwrap();

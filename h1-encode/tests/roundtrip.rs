@@ -6,9 +6,7 @@
 //! body and trailers. The generator is a deterministic xorshift, so a
 //! failure names its iteration and repeats.
 
-use h1_encode::{
-    Body, DateLine, Exchange, Framing, PreEncoded, RequestWriter, ResponseWriter, Version,
-};
+use h1_encode::{DateLine, Exchange, Framing, PreEncoded, RequestWriter, ResponseWriter, Version};
 use h1_headers::{Entry, HeaderBlob};
 use h1_parse::{
     parse_chunk_size, parse_request, parse_response, parse_trailers, Config, RequestHead,
@@ -225,9 +223,9 @@ fn responses_round_trip() {
                 .clock(rng.chance(2));
             let data = body(&mut rng);
             let kind = match rng.below(3) {
-                0 => Body::None,
-                1 => Body::Length(data.len() as u64),
-                _ => Body::Streamed,
+                0 => Framing::Empty,
+                1 => Framing::Length(data.len() as u64),
+                _ => Framing::Chunked,
             };
             let custom = rng.chance(4);
             let reason = if custom {
@@ -290,13 +288,13 @@ fn responses_round_trip() {
             };
             assert_eq!(head.start, start);
             want.extend(framing_fields(head.bytes(&buf)));
-            let framing = head.body.framing();
+            let framing = head.framing;
             let mut trailers = Vec::new();
             let mut sent = Vec::new();
             match framing {
                 Framing::Empty => {}
                 Framing::Length(n) => {
-                    // `Body::None` is `Content-Length: 0`.
+                    // `Framing::Empty` is `Content-Length: 0`.
                     sent = data[..n as usize].to_vec();
                     write_body(&mut rng, &mut buf, &mut head.body, &sent);
                 }
@@ -313,7 +311,6 @@ fn responses_round_trip() {
                     sent = data.clone();
                     write_body(&mut rng, &mut buf, &mut head.body, &sent);
                 }
-                _ => unreachable!(),
             }
             head.body.finish(&mut buf).unwrap_or_else(|e| {
                 assert_eq!(e, h1_encode::Error::BodyFinished);
@@ -360,17 +357,17 @@ fn responses_round_trip() {
                 .map(|(n, v)| (n.to_ascii_lowercase(), v.to_vec()))
                 .collect();
             assert_eq!(got, e.fields, "{iteration}/{i}");
-            assert_eq!(head.framing.connection.close(), e.close, "{iteration}/{i}");
+            assert_eq!(head.facts.connection.close(), e.close, "{iteration}/{i}");
             pos += head.len;
             match e.framing {
                 Framing::Empty => {}
                 Framing::Length(n) => {
-                    assert_eq!(head.framing.content_length, Some(n));
+                    assert_eq!(head.facts.content_length, Some(n));
                     assert_eq!(&buf[pos..pos + n as usize], &e.body[..]);
                     pos += n as usize;
                 }
                 Framing::Chunked => {
-                    assert_eq!(head.framing.transfer_encoding, TransferEncoding::Chunked);
+                    assert_eq!(head.facts.transfer_encoding, TransferEncoding::Chunked);
                     let (data, trailers, used) = read_chunked(&buf[pos..]);
                     assert_eq!(data, e.body, "{iteration}/{i}");
                     assert_eq!(trailers, e.trailers, "{iteration}/{i}");
@@ -378,8 +375,8 @@ fn responses_round_trip() {
                 }
                 _ => {
                     // Close-delimited: no length, the rest is the body.
-                    assert_eq!(head.framing.content_length, None);
-                    assert_eq!(head.framing.transfer_encoding, TransferEncoding::Absent);
+                    assert_eq!(head.facts.content_length, None);
+                    assert_eq!(head.facts.transfer_encoding, TransferEncoding::Absent);
                     assert!(e.close);
                     assert_eq!(&buf[pos..], &e.body[..]);
                     pos = buf.len();
@@ -435,9 +432,9 @@ fn requests_round_trip() {
         };
         let data = body(&mut rng);
         let kind = match (rng.below(3), version) {
-            (0, _) => Body::None,
-            (2, Version::Http11) => Body::Streamed,
-            _ => Body::Length(data.len() as u64),
+            (0, _) => Framing::Empty,
+            (2, Version::Http11) => Framing::Chunked,
+            _ => Framing::Length(data.len() as u64),
         };
         let mut w =
             RequestWriter::start(&mut buf, &method, &target, Some(&host), &ex, kind).unwrap();
@@ -449,9 +446,9 @@ fn requests_round_trip() {
         want.extend(framing_fields(head.bytes(&buf)));
         let mut trailers = Vec::new();
         match kind {
-            Body::None => {}
-            Body::Length(_) => write_body(&mut rng, &mut buf, &mut head.body, &data),
-            Body::Streamed => {
+            Framing::Empty => {}
+            Framing::Length(_) => write_body(&mut rng, &mut buf, &mut head.body, &data),
+            Framing::Chunked => {
                 chunked += 1;
                 write_body(&mut rng, &mut buf, &mut head.body, &data);
                 trailers = fields(&mut rng, 3);
@@ -460,8 +457,9 @@ fn requests_round_trip() {
                     .unwrap();
                 trailers = lower(&trailers);
             }
+            Framing::UntilClose => unreachable!("never chosen for a request"),
         }
-        if kind != Body::Streamed {
+        if kind != Framing::Chunked {
             head.body.finish(&mut buf).unwrap();
         }
 
@@ -486,26 +484,27 @@ fn requests_round_trip() {
             .map(|(n, v)| (n.to_ascii_lowercase(), v.to_vec()))
             .collect();
         assert_eq!(got, want, "{iteration}");
-        let persistent = !parsed.framing.connection.close()
-            && (version == Version::Http11 || parsed.framing.connection.keep_alive());
+        let persistent = !parsed.facts.connection.close()
+            && (version == Version::Http11 || parsed.facts.connection.keep_alive());
         assert_eq!(persistent, !head.close, "{iteration}");
         let rest = &buf[parsed.len..];
         match kind {
-            Body::None => {
-                assert_eq!(parsed.framing.content_length, None);
+            Framing::Empty => {
+                assert_eq!(parsed.facts.content_length, None);
                 assert!(rest.is_empty());
             }
-            Body::Length(n) => {
-                assert_eq!(parsed.framing.content_length, Some(n));
+            Framing::Length(n) => {
+                assert_eq!(parsed.facts.content_length, Some(n));
                 assert_eq!(rest, &data[..]);
             }
-            Body::Streamed => {
-                assert_eq!(parsed.framing.transfer_encoding, TransferEncoding::Chunked);
+            Framing::Chunked => {
+                assert_eq!(parsed.facts.transfer_encoding, TransferEncoding::Chunked);
                 let (got, t, used) = read_chunked(rest);
                 assert_eq!(got, data, "{iteration}");
                 assert_eq!(t, trailers, "{iteration}");
                 assert_eq!(used, rest.len());
             }
+            Framing::UntilClose => unreachable!("never chosen for a request"),
         }
     }
     assert!(chunked > 500);

@@ -5,6 +5,8 @@
 //! arrived. This crate holds those types and what works on them:
 //!
 //! - [`Span`] and [`Entry`], eight and sixteen bytes;
+//! - the vocabulary the other crates share: [`Version`] and [`Framing`]
+//!   (how a body is delimited);
 //! - [`HeadersView`], a borrowed view over a buffer and its entries, with
 //!   allocation-free, ASCII case-insensitive lookups in arrival order;
 //! - [`HeaderBlob`], an owned set of fields: every name and value back to back
@@ -56,13 +58,16 @@ extern crate std;
 
 mod blob;
 pub mod chars;
+mod framing;
 mod list;
 #[cfg(feature = "bytes")]
 mod shared;
 mod span;
+mod version;
 pub mod view;
 
 pub use blob::{HeaderBlob, HeaderError};
+pub use framing::Framing;
 pub use list::{
     content_length, list_contains, list_elements, parse_content_length, value_eq_ignore_case,
     ContentLengthError, ListElements,
@@ -71,6 +76,7 @@ pub use list::{
 #[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
 pub use shared::SharedHeaders;
 pub use span::{Entry, Span};
+pub use version::Version;
 pub use view::HeadersView;
 
 // The crate's README (its page on crates.io) is tested as a doc test.

@@ -23,7 +23,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use h1_parse::{
-    Config, Entry, Error, ErrorKind, Framing, HeadersView, RequestHead, ResponseHead, Status,
+    Config, Entry, Error, ErrorKind, FieldFacts, HeadersView, RequestHead, ResponseHead, Status,
     TransferEncoding, Version,
 };
 
@@ -104,7 +104,7 @@ fn requests(data: &[u8], config: &Config) -> Result<(), Stop> {
         n += 1;
         print_request(n, pos, buf, &head, &fields);
         pos += len;
-        pos = body(data, pos, &head.framing, true, config)?;
+        pos = body(data, pos, &head.facts, true, config)?;
         if closes(&head) {
             if pos < data.len() {
                 println!(
@@ -146,9 +146,9 @@ fn responses(data: &[u8], config: &Config) -> Result<(), Stop> {
         }
         if matches!(head.status, 101 | 204 | 304) {
             println!("  body: none ({})", head.status);
-        } else if head.framing.transfer_encoding == TransferEncoding::NotChunked
-            || (head.framing.transfer_encoding == TransferEncoding::Absent
-                && head.framing.content_length.is_none())
+        } else if head.facts.transfer_encoding == TransferEncoding::NotChunked
+            || (head.facts.transfer_encoding == TransferEncoding::Absent
+                && head.facts.content_length.is_none())
         {
             println!(
                 "  body: until the connection closes ({} bytes here)",
@@ -156,7 +156,7 @@ fn responses(data: &[u8], config: &Config) -> Result<(), Stop> {
             );
             pos = data.len();
         } else {
-            pos = body(data, pos, &head.framing, false, config)?;
+            pos = body(data, pos, &head.facts, false, config)?;
         }
         if pos < data.len() {
             println!("{} bytes after the response", data.len() - pos);
@@ -170,7 +170,7 @@ fn responses(data: &[u8], config: &Config) -> Result<(), Stop> {
 fn body(
     data: &[u8],
     pos: usize,
-    framing: &Framing,
+    framing: &FieldFacts,
     request: bool,
     config: &Config,
 ) -> Result<usize, Stop> {
@@ -261,7 +261,7 @@ fn body_ends(data: &[u8], total: u64, chunks: usize) -> usize {
 
 /// Whether the connection closes after this request (RFC 9112 §9.3).
 fn closes(head: &RequestHead) -> bool {
-    let c = head.framing.connection;
+    let c = head.facts.connection;
     c.close() || (head.version == Version::Http10 && !c.keep_alive())
 }
 
@@ -278,7 +278,7 @@ fn print_request(n: usize, pos: usize, buf: &[u8], head: &RequestHead, fields: &
         head.target_form
     );
     println!("  version: {}", head.version.as_str());
-    print_framing(buf, &head.framing, head.obs_fold);
+    print_framing(buf, &head.facts, head.obs_fold);
     print_fields(head.fields(buf, fields));
 }
 
@@ -290,11 +290,11 @@ fn print_response(pos: usize, buf: &[u8], head: &ResponseHead, fields: &[Entry])
         head.status,
         show(head.reason.slice(buf))
     );
-    print_framing(buf, &head.framing, head.obs_fold);
+    print_framing(buf, &head.facts, head.obs_fold);
     print_fields(head.fields(buf, fields));
 }
 
-fn print_framing(buf: &[u8], f: &Framing, obs_fold: bool) {
+fn print_framing(buf: &[u8], f: &FieldFacts, obs_fold: bool) {
     let c = f.connection;
     let tokens: Vec<&str> = [
         (c.close(), "close"),

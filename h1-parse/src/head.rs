@@ -1,6 +1,6 @@
 //! What a parsed head looks like.
 
-use h1_headers::{Entry, HeadersView, Span};
+use h1_headers::{Entry, Framing, HeadersView, Span, Version};
 
 /// The result of a parse that may need more bytes.
 #[must_use]
@@ -25,27 +25,6 @@ impl<T> Status<T> {
         match self {
             Status::Complete(t) => Some(t),
             Status::Partial => None,
-        }
-    }
-}
-
-/// The protocol version of a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Version {
-    /// `HTTP/1.0`.
-    Http10,
-    /// `HTTP/1.1`, and `HTTP/1.x` for any x > 1 (RFC 9110 §2.5: a recipient
-    /// treats a higher minor version as the highest it supports).
-    Http11,
-}
-
-impl Version {
-    /// `"HTTP/1.0"` or `"HTTP/1.1"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Version::Http10 => "HTTP/1.0",
-            Version::Http11 => "HTTP/1.1",
         }
     }
 }
@@ -170,11 +149,14 @@ impl ConnectionTokens {
     }
 }
 
-/// The framing facts recorded while the head was parsed, so no later layer
-/// rescans the fields. For requests these are already validated against the
-/// strict profile (e.g. `Content-Length` with `Transfer-Encoding` was refused).
+/// What the fields that the parser interprets say: the framing fields
+/// (`Content-Length`, `Transfer-Encoding`), the connection-control fields
+/// (`Connection`, `Upgrade`), `Expect` and `Host`, recorded while the head
+/// was parsed so no later layer scans the fields again. For requests these
+/// are already judged by the strict profile (`Content-Length` with
+/// `Transfer-Encoding`, a second `Host`, ... were refused).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Framing {
+pub struct FieldFacts {
     /// The agreed value of every `Content-Length` field, if any.
     pub content_length: Option<u64>,
     /// The `Transfer-Encoding` verdict.
@@ -195,9 +177,9 @@ pub struct Framing {
     pub upgrade: bool,
 }
 
-impl Framing {
-    /// The facts of a head without framing fields.
-    pub const NONE: Framing = Framing {
+impl FieldFacts {
+    /// The facts of a head without any of these fields.
+    pub const NONE: FieldFacts = FieldFacts {
         content_length: None,
         transfer_encoding: TransferEncoding::Absent,
         connection: ConnectionTokens { bits: 0 },
@@ -228,8 +210,8 @@ pub struct RequestHead {
     pub version: Version,
     /// How many entries of the storage hold fields.
     pub field_count: usize,
-    /// Framing facts.
-    pub framing: Framing,
+    /// What the framing, connection-control, `Expect` and `Host` fields say.
+    pub facts: FieldFacts,
     /// Whether an obs-fold was accepted (only with
     /// [`Config::allow_obs_fold`](crate::Config::allow_obs_fold)).
     pub obs_fold: bool,
@@ -252,7 +234,7 @@ impl RequestHead {
         target_form: TargetForm::Origin,
         version: Version::Http11,
         field_count: 0,
-        framing: Framing::NONE,
+        facts: FieldFacts::NONE,
         obs_fold: false,
     };
 
@@ -261,6 +243,29 @@ impl RequestHead {
     #[inline]
     pub fn fields<'a>(&self, buf: &'a [u8], storage: &'a [Entry]) -> HeadersView<'a> {
         HeadersView::new(buf, &storage[..self.field_count])
+    }
+
+    /// How the request's body is delimited (RFC 9112 §6.3 items 4 to 7):
+    /// chunked, `Content-Length`, or no body. The parser has already
+    /// refused every other combination (a coding other than chunked, both
+    /// fields, disagreeing lengths).
+    ///
+    /// ```
+    /// use h1_parse::{parse_request, Config, Entry, Framing, RequestHead};
+    /// let buf = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello";
+    /// let mut head = RequestHead::EMPTY;
+    /// let mut fields = [Entry::EMPTY; 4];
+    /// parse_request(buf, &mut head, &mut fields, &Config::default())?;
+    /// assert_eq!(head.framing(), Framing::Length(5));
+    /// # Ok::<(), h1_parse::Error>(())
+    /// ```
+    #[inline]
+    pub const fn framing(&self) -> Framing {
+        match (self.facts.transfer_encoding, self.facts.content_length) {
+            (TransferEncoding::Chunked, _) => Framing::Chunked,
+            (_, Some(n)) => Framing::Length(n),
+            _ => Framing::Empty,
+        }
     }
 }
 
@@ -277,8 +282,9 @@ pub struct ResponseHead {
     pub reason: Span,
     /// How many entries of the storage hold fields.
     pub field_count: usize,
-    /// Framing facts (`host` is always `None`).
-    pub framing: Framing,
+    /// What the framing, connection-control and `Expect` fields say
+    /// (`host` is always `None`).
+    pub facts: FieldFacts,
     /// Whether an obs-fold was accepted.
     pub obs_fold: bool,
 }
@@ -298,7 +304,7 @@ impl ResponseHead {
         status: 200,
         reason: Span::EMPTY,
         field_count: 0,
-        framing: Framing::NONE,
+        facts: FieldFacts::NONE,
         obs_fold: false,
     };
 
@@ -306,5 +312,41 @@ impl ResponseHead {
     #[inline]
     pub fn fields<'a>(&self, buf: &'a [u8], storage: &'a [Entry]) -> HeadersView<'a> {
         HeadersView::new(buf, &storage[..self.field_count])
+    }
+
+    /// How the response's body is delimited, given the method of the
+    /// request it answers (RFC 9112 §6.3, in its order): no body for an
+    /// answer to HEAD, for 1xx, 204 and 304, and for a 2xx to CONNECT (a
+    /// tunnel starts); then chunked when the last coding is chunked, until
+    /// the connection closes for any other coding, the `Content-Length`, or
+    /// until the connection closes when neither field is present.
+    ///
+    /// ```
+    /// use h1_parse::{parse_response, Config, Entry, Framing, Method, ResponseHead};
+    /// let buf = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n";
+    /// let mut head = ResponseHead::EMPTY;
+    /// let mut fields = [Entry::EMPTY; 4];
+    /// parse_response(buf, &mut head, &mut fields, &Config::default())?;
+    /// assert_eq!(head.framing(Method::Get), Framing::Length(5));
+    /// assert_eq!(head.framing(Method::Head), Framing::Empty);
+    /// # Ok::<(), h1_parse::Error>(())
+    /// ```
+    #[inline]
+    pub const fn framing(&self, request: Method) -> Framing {
+        let tunnel = matches!(request, Method::Connect) && self.status >= 200 && self.status < 300;
+        if matches!(request, Method::Head)
+            || self.status < 200
+            || self.status == 204
+            || self.status == 304
+            || tunnel
+        {
+            return Framing::Empty;
+        }
+        match (self.facts.transfer_encoding, self.facts.content_length) {
+            (TransferEncoding::Chunked, _) => Framing::Chunked,
+            (TransferEncoding::NotChunked, _) => Framing::UntilClose,
+            (_, Some(n)) => Framing::Length(n),
+            (_, None) => Framing::UntilClose,
+        }
     }
 }

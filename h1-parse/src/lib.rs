@@ -4,10 +4,11 @@
 //! allocating: the method, target, reason and every field become
 //! [`Span`]s into the caller's buffer, and the head and its fields are
 //! written into storage the caller provides (reused from one head to the
-//! next). While it walks the head it records the framing facts later layers
-//! need ([`Framing`]: `Content-Length`, the `Transfer-Encoding` verdict,
-//! `Connection` tokens, `Host`, `Expect`, `Upgrade`) so nothing rescans the
-//! head.
+//! next). While it walks the head it records what later layers need of the
+//! fields it interprets ([`FieldFacts`]: `Content-Length`, the
+//! `Transfer-Encoding` verdict, `Connection` tokens, `Host`, `Expect`,
+//! `Upgrade`) so nothing rescans the head; [`RequestHead::framing`] and
+//! [`ResponseHead::framing`] say how the body is delimited.
 //!
 //! ```
 //! use h1_parse::{parse_request, Config, Entry, Method, RequestHead, Status};
@@ -35,7 +36,7 @@
 //! so a head fed one byte at a time costs O(n) in total.
 //!
 //! The [h1-headers](h1_headers) types the API takes and returns ([`Entry`],
-//! [`Span`], [`HeadersView`]) are re-exported here, and the whole crate as
+//! [`Span`], [`HeadersView`], [`Version`], [`Framing`]) are re-exported here, and the whole crate as
 //! [`headers`], so one import is enough.
 //!
 //! # Features
@@ -61,13 +62,13 @@ pub use chunk::{parse_chunk_size, ChunkSize};
 pub use config::Config;
 pub use error::{Error, ErrorKind};
 pub use head::{
-    ConnectionTokens, Expect, Framing, Method, RequestHead, ResponseHead, Status, TargetForm,
-    TransferEncoding, Version,
+    ConnectionTokens, Expect, FieldFacts, Method, RequestHead, ResponseHead, Status, TargetForm,
+    TransferEncoding,
 };
 pub use incremental::HeadParser;
 
 pub use h1_headers as headers;
-pub use h1_headers::{Entry, HeadersView, Span};
+pub use h1_headers::{Entry, Framing, HeadersView, Span, Version};
 pub use parse::{
     parse_request, parse_request_with_path, parse_response, parse_trailers, unfold_in_place,
     Trailers,

@@ -51,7 +51,7 @@ fn parse_all_requests(buf: &[u8], config: &Config, storage: &mut [Entry]) -> usi
             return usize::MAX;
         };
         sum += h.len + h.field_count + h.target.len();
-        if let Some(host) = h.framing.host {
+        if let Some(host) = h.facts.host {
             sum += host.len();
         }
         // The same head through HeadParser, in one read and byte by byte.

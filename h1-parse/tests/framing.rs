@@ -7,11 +7,11 @@ mod common;
 
 use common::HeadValue;
 use common::*;
-use h1_parse::{ErrorKind as K, Expect, Framing, Status, TransferEncoding};
+use h1_parse::{ErrorKind as K, Expect, FieldFacts, Status, TransferEncoding};
 
 #[track_caller]
-fn framing(buf: &[u8]) -> Framing {
-    head(buf).0.framing
+fn framing(buf: &[u8]) -> FieldFacts {
+    head(buf).0.facts
 }
 
 /// The request with these field lines fails with `kind` at the value of the
@@ -330,7 +330,7 @@ fn host_is_required_in_http11() {
     assert_eq!(error(buf).kind(), K::MissingHost);
     // Optional in HTTP/1.0.
     let (h, _) = head(b"GET / HTTP/1.0\r\n\r\n");
-    assert_eq!(h.framing.host, None);
+    assert_eq!(h.facts.host, None);
     let buf = b"GET / HTTP/1.0\r\nHost: example.com\r\n\r\n";
     assert_eq!(framing(buf).host.unwrap().slice(buf), b"example.com");
 }
@@ -432,7 +432,7 @@ fn an_empty_host_is_ignored_beside_an_absolute_form_target() {
     let buf = b"GET http://example.com/e HTTP/1.1\r\nHost:\r\n\r\n";
     let (h, _) = head(buf);
     assert_eq!(h.target_form, TargetForm::Absolute);
-    assert_eq!(h.framing.host.map(|s| s.len()), Some(0));
+    assert_eq!(h.facts.host.map(|s| s.len()), Some(0));
     let mut p = HeadParser::new(Config::default());
     let mut f = [Entry::EMPTY; 8];
     for n in 1..buf.len() {
@@ -517,9 +517,25 @@ fn near_miss_names() {
 fn content_length_is_limited_to_18_digits() {
     let ok = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 999999999999999999\r\n\r\n";
     assert_eq!(
-        head(ok).0.framing.content_length,
+        head(ok).0.facts.content_length,
         Some(999_999_999_999_999_999)
     );
     let big = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000000000000000\r\n\r\n";
     assert_eq!(error(big).kind(), K::InvalidContentLength);
+}
+
+#[test]
+fn request_body_framing_is_chunked_then_length_then_none() {
+    use h1_parse::Framing;
+    assert_eq!(head(&post_with(&[])).0.framing(), Framing::Empty);
+    assert_eq!(
+        head(&post_with(&[b"Content-Length: 7"])).0.framing(),
+        Framing::Length(7)
+    );
+    assert_eq!(
+        head(&post_with(&[b"Content-Length: 0"])).0.framing(),
+        Framing::Length(0)
+    );
+    let chunked = head(&post_with(&[b"Transfer-Encoding: chunked"])).0;
+    assert_eq!(chunked.framing(), Framing::Chunked);
 }

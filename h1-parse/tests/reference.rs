@@ -16,8 +16,8 @@ fn the_reference_response() {
     assert_eq!(h.status, 200);
     assert_eq!(h.reason.slice(&buf), b"OK");
     assert_eq!(h.field_count, 4);
-    assert_eq!(h.framing.content_length, Some(13));
-    assert_eq!(h.framing.host, None);
+    assert_eq!(h.facts.content_length, Some(13));
+    assert_eq!(h.facts.host, None);
     let view = h.fields(&buf, &f);
     assert_eq!(view.get(b"server"), Some(&b"anchors"[..]));
     assert_eq!(

@@ -598,7 +598,7 @@ fn leading_empty_lines_are_skipped_and_counted() {
         assert_eq!(h.len, buf.len() - 4);
         assert_eq!(h.method.range(), at..at + 3);
         assert_eq!(h.target.range(), at + 4..at + 6);
-        assert_eq!(h.framing.host.unwrap().slice(&buf), b"example.com");
+        assert_eq!(h.facts.host.unwrap().slice(&buf), b"example.com");
         assert_eq!(f[0].name.offset(), at + 17);
     }
 }
@@ -670,7 +670,7 @@ fn request_line_ending_in_bare_lf() {
     assert_error(buf, K::BareLf, 14);
     let (h, _) = head_with(buf, &config(|c| c.allow_bare_lf = true));
     assert_eq!(h.len, buf.len());
-    assert_eq!(h.framing.host.unwrap().slice(buf), b"a");
+    assert_eq!(h.facts.host.unwrap().slice(buf), b"a");
     // A CR after the version that is not followed by LF.
     assert_error(b"GET / HTTP/1.1\rHost: a\r\n\r\n", K::BareCr, 14);
     // CR at the end of the buffer: wait for the LF.
@@ -819,7 +819,7 @@ fn reused_head_storage_keeps_nothing_of_the_last_head() {
     };
     let want = fresh(plain);
     let old = fresh(full);
-    let facts = &old.framing;
+    let facts = &old.facts;
     assert!(old.obs_fold && facts.upgrade && facts.connection.close());
     assert_eq!(facts.content_length, Some(7));
     assert_eq!(
@@ -887,6 +887,6 @@ fn userinfo_and_malformed_ipv6_are_refused() {
         b"[1:2:3:4:5:6:7:8]",
     ] {
         let buf = [&b"GET / HTTP/1.1\r\nHost: "[..], host, b"\r\n\r\n"].concat();
-        assert!(head(&buf).0.framing.host.is_some(), "{}", show(&buf));
+        assert!(head(&buf).0.facts.host.is_some(), "{}", show(&buf));
     }
 }

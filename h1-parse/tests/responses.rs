@@ -163,9 +163,9 @@ fn bodiless_statuses_parse() {
     let buf =
         b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
     let (h, _) = response_head(buf);
-    assert!(h.framing.upgrade && h.framing.connection.upgrade());
+    assert!(h.facts.upgrade && h.facts.connection.upgrade());
     let buf = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n\r\n";
-    assert_eq!(response_head(buf).0.framing.content_length, Some(100));
+    assert_eq!(response_head(buf).0.facts.content_length, Some(100));
     // A 1xx followed by the final response in the same buffer.
     let buf = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
     let (h, _) = response_head(buf);
@@ -189,7 +189,7 @@ fn transfer_encoding_in_responses() {
     for &(line, te) in cases {
         let buf = [&b"HTTP/1.1 200 OK\r\n"[..], line, b"\r\n\r\n"].concat();
         let (h, _) = response_head(&buf);
-        assert_eq!(h.framing.transfer_encoding, te, "{}", show(line));
+        assert_eq!(h.facts.transfer_encoding, te, "{}", show(line));
     }
     for lines in [
         &b"Transfer-Encoding: chunked, gzip\r\n"[..],
@@ -217,11 +217,11 @@ fn response_fields_and_framing() {
                 Host: not, checked\r\nHost: twice\r\nExpect: 100-continue\r\n\r\nhello";
     let (h, f) = response_head(buf);
     assert_eq!(h.len, buf.len() - 5);
-    assert!(h.framing.connection.close());
-    assert_eq!(h.framing.content_length, Some(5));
+    assert!(h.facts.connection.close());
+    assert_eq!(h.facts.content_length, Some(5));
     // Host and Expect are request fields.
-    assert_eq!(h.framing.host, None);
-    assert_eq!(h.framing.expect, h1_parse::Expect::None);
+    assert_eq!(h.facts.host, None);
+    assert_eq!(h.facts.expect, h1_parse::Expect::None);
     assert_eq!(f.len(), 5);
     let buf = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n";
     assert_eq!(response_error(buf).kind(), K::InvalidContentLength);
@@ -264,5 +264,69 @@ fn prefixes_are_partial_and_head_parser_agrees() {
         }
         assert_eq!(p.response(buf, &mut storage), Ok(Status::Complete(h)));
         assert_eq!(&storage[..h.field_count], &f[..]);
+    }
+}
+
+/// RFC 9112 §6.3 in its order: the request's method and the status come
+/// before the framing fields, then chunked, another coding, the length, and
+/// the close.
+#[test]
+fn response_body_framing_follows_the_rfc_order() {
+    use h1_parse::{Framing, Method};
+    let cases: [(&[u8], Method, Framing); 10] = [
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+            Method::Get,
+            Framing::Length(5),
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+            Method::Head,
+            Framing::Empty,
+        ),
+        (
+            b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+            Method::Get,
+            Framing::Empty,
+        ),
+        (
+            b"HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n",
+            Method::Get,
+            Framing::Empty,
+        ),
+        (
+            b"HTTP/1.1 103 Early Hints\r\nContent-Length: 5\r\n\r\n",
+            Method::Get,
+            Framing::Empty,
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+            Method::Connect,
+            Framing::Empty,
+        ),
+        (
+            b"HTTP/1.1 407 Auth\r\nContent-Length: 5\r\n\r\n",
+            Method::Connect,
+            Framing::Length(5),
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            Method::Post,
+            Framing::Chunked,
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+            Method::Get,
+            Framing::UntilClose,
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nServer: x\r\n\r\n",
+            Method::Get,
+            Framing::UntilClose,
+        ),
+    ];
+    for (buf, method, want) in cases {
+        let (h, _) = response_head(buf);
+        assert_eq!(h.framing(method), want, "{} to {method:?}", show(buf));
     }
 }

@@ -736,7 +736,7 @@ fn check_request_invariants(buf: &[u8], config: &Config, r: &Outcome) -> Result<
             if h.target.is_empty() || !h.target.slice(buf).iter().all(|&b| is_target_byte(b)) {
                 return Err("target bytes".into());
             }
-            if h.framing.host.is_some_and(|s| !within(s, len)) {
+            if h.facts.host.is_some_and(|s| !within(s, len)) {
                 return Err("host span past len".into());
             }
             if h.field_count != r.1.len() || h.field_count > config.max_fields.min(STORAGE) {

@@ -342,11 +342,7 @@ impl Outcome {
         match self {
             Outcome::Complete(h, _) => format!(
                 "Complete(len {}, {} fields, {:?}, cl {:?}, te {:?})",
-                h.len,
-                h.field_count,
-                h.version,
-                h.framing.content_length,
-                h.framing.transfer_encoding
+                h.len, h.field_count, h.version, h.facts.content_length, h.facts.transfer_encoding
             ),
             Outcome::Partial => "Partial".to_owned(),
             Outcome::Err(e) => format!("Err({:?} at {} -> {})", e.kind(), e.offset(), e.status()),
@@ -626,8 +622,8 @@ fn check_vector(
 
         // The recorded framing facts against an independent reading of the fields.
         let (cl, te_present) = framing_oracle(buf, &fields);
-        let te_chunked = head.framing.transfer_encoding == TransferEncoding::Chunked;
-        if cl != Ok(head.framing.content_length) || te_present != te_chunked {
+        let te_chunked = head.facts.transfer_encoding == TransferEncoding::Chunked;
+        if cl != Ok(head.facts.content_length) || te_present != te_chunked {
             report.push(
                 v,
                 class,
@@ -636,7 +632,7 @@ fn check_vector(
                 &format!("framing from the fields: content_length {cl:?}, chunked {te_present}"),
                 &format!(
                     "content_length {:?}, transfer_encoding {:?}",
-                    head.framing.content_length, head.framing.transfer_encoding
+                    head.facts.content_length, head.facts.transfer_encoding
                 ),
             );
             return;
@@ -658,7 +654,7 @@ fn check_vector(
             }
             return;
         }
-        let body_len = head.framing.content_length.unwrap_or(0);
+        let body_len = head.facts.content_length.unwrap_or(0);
         let body_end = usize::try_from(body_len)
             .ok()
             .and_then(|n| head.len.checked_add(n))

@@ -44,10 +44,10 @@ pub extern "C" fn h1_nostd_parse() -> usize {
 #[no_mangle]
 #[allow(unsafe_code)] // `no_mangle` counts as unsafe code; it only exports the symbol.
 pub extern "C" fn h1_nostd_encode() -> usize {
-    use h1_encode::{Body, Exchange, ResponseWriter, Version};
+    use h1_encode::{Framing, Exchange, ResponseWriter, Version};
     let mut out = alloc::vec::Vec::new();
     let ex = Exchange::new(Version::Http11);
-    let Ok(w) = ResponseWriter::start(&mut out, 200, &ex, Body::Length(2)) else {
+    let Ok(w) = ResponseWriter::start(&mut out, 200, &ex, Framing::Length(2)) else {
         return 0;
     };
     match w.finish() {
@@ -85,7 +85,7 @@ fn parse(buf: &[u8]) -> usize {
         Ok(Status::Complete(_)) => {
             let view = head.fields(buf, &fields);
             let cl = h1_headers::content_length(view.get_all(b"content-length"));
-            let host = head.framing.host.unwrap_or(Span::EMPTY);
+            let host = head.facts.host.unwrap_or(Span::EMPTY);
             match cl {
                 Ok(Some(n)) => head.len + n as usize + host.len(),
                 _ => head.len,

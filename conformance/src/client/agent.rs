@@ -25,7 +25,7 @@
 
 use std::io;
 
-use h1_conn::{Body, ClientConn, Config, Event};
+use h1_conn::{ClientConn, Config, Event, Framing};
 
 use crate::client::observe::Record;
 
@@ -162,8 +162,8 @@ impl<D: Dial> Agent<D> {
 fn send<C: Transport>(open: &mut Open<C>, req: &Request, host: &[u8]) -> Result<(), String> {
     let conn = &mut open.conn;
     let body = match &req.body {
-        Some(b) => Body::Length(b.len() as u64),
-        None => Body::None,
+        Some(b) => Framing::Length(b.len() as u64),
+        None => Framing::Empty,
     };
     conn.request(&req.method, &req.target, Some(host), body)
         .and_then(|r| r.finish())

@@ -3,8 +3,8 @@
 //! form so runs over different splits can be compared.
 #![allow(dead_code)]
 
-use h1_conn::{BodyKind, Closing, Config, Error, Event, ServerConn};
-use h1_encode::{Body, DateLine};
+use h1_conn::{Closing, Config, Error, Event, Framing, ServerConn};
+use h1_encode::DateLine;
 use h1_parse::{Method, Version};
 
 /// An event, owned.
@@ -15,7 +15,7 @@ pub(crate) enum Ev {
         target: Vec<u8>,
         version: Version,
         fields: Vec<(Vec<u8>, Vec<u8>)>,
-        body: BodyKind,
+        body: Framing,
         expect_continue: bool,
         upgrade: bool,
         persistent: bool,
@@ -148,7 +148,7 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
                 });
                 if req.expect_continue
                     && policy.continue_100
-                    && !matches!(req.body, BodyKind::Empty | BodyKind::Length(0))
+                    && !matches!(req.body, Framing::Empty | Framing::Length(0))
                 {
                     conn.send_continue()
                         .unwrap_or_else(|e| panic!("100 Continue: {e:?} after {:?}", run.events));
@@ -243,13 +243,13 @@ fn answer(conn: &mut ServerConn, p: Pending, policy: Policy, answered: &mut Vec<
     }
     match status {
         101 => {
-            let mut r = conn.respond(101, Body::None).expect("101");
+            let mut r = conn.respond(101, Framing::Empty).expect("101");
             r.field(b"Upgrade", b"websocket").unwrap();
             r.field(b"Connection", b"upgrade").unwrap();
             r.finish().expect("101 head");
         }
         200 if p.method == Method::Connect => {
-            conn.respond(200, Body::None)
+            conn.respond(200, Framing::Empty)
                 .expect("2xx to CONNECT")
                 .finish()
                 .expect("tunnel head");

@@ -8,8 +8,9 @@ use h1_headers::{list_elements, parse_content_length, Span};
 use super::fields::{FieldSink, Line};
 use super::{err, Result};
 use crate::error::ErrorKind as K;
-use crate::head::{ConnectionTokens, Expect, Framing, TransferEncoding, Version};
+use crate::head::{ConnectionTokens, Expect, FieldFacts, TransferEncoding};
 use crate::scan::{low_bits, Classify, Stop};
+use h1_headers::Version;
 
 /// Whether the token `name` (or a field value that is not folded, so holds
 /// no CR) equals `lower`, an all-lowercase name of 4 to 24 letters and `-`. For tchars, OR-ing 0x20 maps exactly the two cases of a
@@ -418,8 +419,8 @@ impl Facts {
     /// test.
     ///
     /// Only the one-byte verdict comes back through the `Result`; the
-    /// caller then builds the [`Framing`] with [`Facts::framing`] right
-    /// into the head it returns. A `Result<Framing>` would be written to
+    /// caller then builds the [`FieldFacts`] with [`Facts::field_facts`] right
+    /// into the head it returns. A `Result<FieldFacts>` would be written to
     /// memory field by field and copied out with wider loads, which wait
     /// for those stores to land.
     #[inline(always)]
@@ -463,11 +464,11 @@ impl Facts {
         Ok(transfer_encoding)
     }
 
-    /// The facts as the head's [`Framing`], with the verdict of
+    /// The facts as the head's [`FieldFacts`], with the verdict of
     /// [`Facts::verdict`].
     #[inline(always)]
-    pub(super) fn framing(&self, transfer_encoding: TransferEncoding) -> Framing {
-        Framing {
+    pub(super) fn field_facts(&self, transfer_encoding: TransferEncoding) -> FieldFacts {
+        FieldFacts {
             content_length: (self.content_length != NO_LENGTH).then_some(self.content_length),
             transfer_encoding,
             connection: ConnectionTokens {

@@ -169,7 +169,7 @@ pub fn parse_request_with_path(
 /// assert_eq!(status, Status::Complete(buf.len()));
 /// assert_eq!(head.status, 404);
 /// assert_eq!(head.reason.slice(buf), b"Not Found");
-/// assert_eq!(head.framing.content_length, Some(0));
+/// assert_eq!(head.facts.content_length, Some(0));
 /// ```
 #[inline]
 pub fn parse_response(

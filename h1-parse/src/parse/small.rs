@@ -18,10 +18,11 @@ use super::fields::Line;
 use super::span;
 use super::start::target_form;
 use crate::head::{
-    ConnectionTokens, Expect, Framing, Method, RequestHead, TargetForm, TransferEncoding, Version,
+    ConnectionTokens, Expect, FieldFacts, Method, RequestHead, TargetForm, TransferEncoding,
 };
 use crate::scan::{low_bits, Classify, Small};
 use crate::Config;
+use h1_headers::Version;
 
 /// Parses a request head that ends within the first 64 bytes of `buf`
 /// into `head` and `fields`, as the general parser would: its length, or
@@ -77,7 +78,7 @@ pub(super) fn request<C: Classify>(
     }
     head.len = end;
     head.field_count = count;
-    head.framing = Framing {
+    head.facts = FieldFacts {
         content_length: facts.content_length,
         transfer_encoding: TransferEncoding::Absent,
         connection: ConnectionTokens {

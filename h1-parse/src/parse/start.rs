@@ -8,9 +8,10 @@ use super::facts::{valid_host, Facts};
 use super::fields::{line_end, parse_fields, partial_line, Resume};
 use super::{err, span, Result};
 use crate::error::{Error, ErrorKind as K};
-use crate::head::{Method, RequestHead, ResponseHead, Status, TargetForm, Version};
+use crate::head::{Method, RequestHead, ResponseHead, Status, TargetForm};
 use crate::scan::{Classify, Stop};
 use crate::Config;
+use h1_headers::Version;
 
 /// Skips empty lines before a request line (RFC 9112 §2.2), from `from`.
 /// They count against the head limit like the rest of the head.
@@ -325,7 +326,7 @@ pub(super) fn request_in<C: Classify, const SHORT: bool>(
     let transfer_encoding = facts.verdict(end.end)?;
     head.len = end.end;
     head.field_count = end.count;
-    head.framing = facts.framing(transfer_encoding);
+    head.facts = facts.field_facts(transfer_encoding);
     head.obs_fold = end.obs_fold;
     Ok(Status::Complete(end.end))
 }
@@ -514,7 +515,7 @@ pub(super) fn response_in<C: Classify>(
     let transfer_encoding = facts.verdict(end.end)?;
     head.len = end.end;
     head.field_count = end.count;
-    head.framing = facts.framing(transfer_encoding);
+    head.facts = facts.field_facts(transfer_encoding);
     head.obs_fold = end.obs_fold;
     Ok(Status::Complete(end.end))
 }

@@ -129,7 +129,7 @@ pub(crate) fn split_heads(buf: &[u8]) -> Vec<Vec<u8>> {
             Ok(Status::Complete(h)) => h,
             other => panic!("reference head did not parse: {other:?}"),
         };
-        assert_eq!(head.framing.content_length.unwrap_or(0), 0, "no bodies");
+        assert_eq!(head.facts.content_length.unwrap_or(0), 0, "no bodies");
         out.push(rest[..head.len].to_vec());
         rest = &rest[head.len..];
     }
