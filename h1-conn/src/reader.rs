@@ -17,34 +17,45 @@ use h1_headers::Framing;
 pub(crate) trait Parsed: Copy {
     /// Storage for a head before it is parsed.
     const EMPTY: Self;
-    fn one_shot(buf: &[u8], head: &mut Self, fields: &mut [Entry], config: &Config) -> ParseResult;
-    fn incremental(
+    /// The head parser's verdict so far; `eof`: no more bytes will come.
+    fn parse(
         p: &mut HeadParser,
         buf: &[u8],
+        eof: bool,
         head: &mut Self,
         fields: &mut [Entry],
     ) -> ParseResult;
     fn len(&self) -> usize;
     fn field_count(&self) -> usize;
     /// The head's own spans (not the fields'), `base` bytes further on.
-    fn shift(self, base: usize) -> Option<Self>;
+    fn shift(&mut self, base: u32);
 }
 
 /// The head's length once it is complete.
 type ParseResult = Result<Status<usize>, h1_parse::Error>;
 
+/// `span`, `base` bytes further on. Spans index the receive buffer, which
+/// never holds more than `Span::MAX` bytes, so the sum fits.
+#[inline(always)]
+fn up(span: Span, base: u32) -> Span {
+    Span::from_parts((span.offset() as u32).wrapping_add(base), span.len() as u32)
+}
+
 impl Parsed for RequestHead {
     const EMPTY: Self = RequestHead::EMPTY;
-    fn one_shot(buf: &[u8], head: &mut Self, fields: &mut [Entry], config: &Config) -> ParseResult {
-        h1_parse::parse_request(buf, head, fields, &config.parse)
-    }
-    fn incremental(
+    #[inline(always)]
+    fn parse(
         p: &mut HeadParser,
         buf: &[u8],
+        eof: bool,
         head: &mut Self,
         fields: &mut [Entry],
     ) -> ParseResult {
-        p.parse_request(buf, head, fields)
+        if eof {
+            p.parse_request_at_eof(buf, head, fields)
+        } else {
+            p.parse_request(buf, head, fields)
+        }
     }
     fn len(&self) -> usize {
         self.len
@@ -52,28 +63,31 @@ impl Parsed for RequestHead {
     fn field_count(&self) -> usize {
         self.field_count
     }
-    fn shift(mut self, base: usize) -> Option<Self> {
-        self.method = self.method.shift_up(base)?;
-        self.target = self.target.shift_up(base)?;
+    #[inline(always)]
+    fn shift(&mut self, base: u32) {
+        self.method = up(self.method, base);
+        self.target = up(self.target, base);
         if let Some(h) = self.facts.host {
-            self.facts.host = Some(h.shift_up(base)?);
+            self.facts.host = Some(up(h, base));
         }
-        Some(self)
     }
 }
 
 impl Parsed for ResponseHead {
     const EMPTY: Self = ResponseHead::EMPTY;
-    fn one_shot(buf: &[u8], head: &mut Self, fields: &mut [Entry], config: &Config) -> ParseResult {
-        h1_parse::parse_response(buf, head, fields, &config.parse)
-    }
-    fn incremental(
+    #[inline(always)]
+    fn parse(
         p: &mut HeadParser,
         buf: &[u8],
+        eof: bool,
         head: &mut Self,
         fields: &mut [Entry],
     ) -> ParseResult {
-        p.parse_response(buf, head, fields)
+        if eof {
+            p.parse_response_at_eof(buf, head, fields)
+        } else {
+            p.parse_response(buf, head, fields)
+        }
     }
     fn len(&self) -> usize {
         self.len
@@ -81,9 +95,9 @@ impl Parsed for ResponseHead {
     fn field_count(&self) -> usize {
         self.field_count
     }
-    fn shift(mut self, base: usize) -> Option<Self> {
-        self.reason = self.reason.shift_up(base)?;
-        Some(self)
+    #[inline(always)]
+    fn shift(&mut self, base: u32) {
+        self.reason = up(self.reason, base);
     }
 }
 
@@ -100,8 +114,6 @@ pub(crate) struct Reader {
     pub(crate) buf: RecvBuf,
     pub(crate) eof: bool,
     parser: HeadParser,
-    /// The incremental parser holds state for the head being received.
-    parser_started: bool,
     fields: Vec<Entry>,
     field_count: usize,
     trailers: Vec<Entry>,
@@ -114,7 +126,8 @@ pub(crate) struct Reader {
     pub(crate) decoder: BodyDecoder,
 }
 
-/// The receive buffer's limit: a head at its largest plus room to read.
+/// The receive buffer's limit: a head at its largest plus room to read,
+/// and never more than spans can index.
 fn buf_limit(config: &Config) -> usize {
     let head = config
         .parse
@@ -122,6 +135,7 @@ fn buf_limit(config: &Config) -> usize {
         .max(config.parse.max_chunk_line_len)
         .saturating_add(4);
     head.saturating_add(config.read_buf_len.max(1))
+        .min(Span::MAX)
 }
 
 impl Reader {
@@ -131,7 +145,6 @@ impl Reader {
             buf: RecvBuf::new(config.read_buf_len, buf_limit(&config)),
             eof: false,
             parser: HeadParser::new(config.parse.clone()),
-            parser_started: false,
             fields: vec![Entry::EMPTY; storage],
             field_count: 0,
             trailers: vec![Entry::EMPTY; storage],
@@ -187,40 +200,15 @@ impl Reader {
     }
 
     /// Reads a head from the unconsumed bytes; on success they are
-    /// consumed and the spans point into the whole buffer.
+    /// consumed and the spans point into the whole buffer. The head parser
+    /// keeps how far it got, so each call parses only what it has not.
     #[inline]
     pub(crate) fn head<T: Parsed>(&mut self) -> HeadStep<T> {
         let buf = self.buf.unconsumed();
-        // A head that arrived whole (the common case) is parsed once; the
-        // incremental parser, which first searches for the end of the head,
-        // takes over when the first look does not find a complete head, and
-        // gives the verdict on an incomplete or invalid one, so that the
-        // verdict does not depend on how the bytes were read.
         let mut head = T::EMPTY;
-        if !self.parser_started {
-            let one = T::one_shot(buf, &mut head, &mut self.fields, &self.config);
-            if let Ok(Status::Complete(_)) = one {
-                return self.accept(head);
-            }
-            self.parser_started = true;
-        }
-        match T::incremental(&mut self.parser, buf, &mut head, &mut self.fields) {
-            Ok(Status::Complete(_)) => {
-                self.parser_started = false;
-                self.parser.reset();
-                self.accept(head)
-            }
-            Ok(Status::Partial) if self.eof => {
-                // The incremental parser looks at an unfinished line only
-                // at its limit; at the end, the one-shot parser's verdict
-                // on all the bytes decides, whatever the reads were.
-                HeadStep::Fail(
-                    match T::one_shot(buf, &mut head, &mut self.fields, &self.config) {
-                        Err(e) => Error::Parse(e),
-                        Ok(_) => Error::UnexpectedEof,
-                    },
-                )
-            }
+        match T::parse(&mut self.parser, buf, self.eof, &mut head, &mut self.fields) {
+            Ok(Status::Complete(_)) => self.accept(head),
+            Ok(Status::Partial) if self.eof => HeadStep::Fail(Error::UnexpectedEof),
             Ok(Status::Partial) => HeadStep::NeedMore,
             Err(e) => HeadStep::Fail(Error::Parse(e)),
         }
@@ -229,29 +217,21 @@ impl Reader {
     /// Takes a complete head: its bytes are consumed, its spans made
     /// relative to the whole buffer.
     #[inline]
-    fn accept<T: Parsed>(&mut self, head: T) -> HeadStep<T> {
-        let base = self.buf.pos();
-        let Some(head) = self.rebase(head, base) else {
-            // Spans past 4 GiB: the buffer never holds that much.
-            let e = h1_parse::Error::new(h1_parse::ErrorKind::HeadTooLarge, 0);
-            return HeadStep::Fail(Error::Parse(e));
-        };
+    fn accept<T: Parsed>(&mut self, mut head: T) -> HeadStep<T> {
+        // The buffer never holds more than `Span::MAX` bytes.
+        let base = self.buf.pos() as u32;
+        if base != 0 {
+            for e in &mut self.fields[..head.field_count()] {
+                *e = Entry::new(up(e.name, base), up(e.value, base));
+            }
+            head.shift(base);
+        }
         self.buf.consume(head.len());
         self.field_count = head.field_count();
         self.fields_valid = true;
         self.trailer_count = 0;
         self.trailers_valid = false;
         HeadStep::Head(head)
-    }
-
-    /// Makes the spans of a head parsed at `base` relative to the whole
-    /// buffer.
-    fn rebase<T: Parsed>(&mut self, head: T, base: usize) -> Option<T> {
-        for e in &mut self.fields[..head.field_count()] {
-            e.name = e.name.shift_up(base)?;
-            e.value = e.value.shift_up(base)?;
-        }
-        head.shift(base)
     }
 
     /// Decodes body bytes; spans point into the whole buffer.

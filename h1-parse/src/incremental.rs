@@ -3,33 +3,43 @@
 use h1_headers::chars::is_tchar;
 use h1_headers::Entry;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::head::{RequestHead, ResponseHead, Status};
-use crate::parse::{parse_request, parse_response, skip_empty_lines, LineCheck, Skip};
-use crate::scan::HeadEnd;
+use crate::parse::{continue_request, continue_response, Progress};
 use crate::Config;
 
-/// An incremental head parser: it remembers how far it has searched for the
-/// end of the head and how far it has validated, so each call looks only at
-/// the bytes that arrived since the last one. Feeding a head one byte at a
-/// time costs O(n) in total, not O(n²), and a head is refused as soon as a
-/// complete line in it is invalid, not only once it ends: each complete line
-/// is checked once, with the one-shot rules in their order, so both parsers
-/// name the same first error. A defect inside a line that has not ended yet
-/// is reported when the line ends or passes its limit (the one-shot parser,
-/// looking at every byte again, may see it sooner), except a request line
-/// that starts with a byte no method holds (binary junk, a TLS handshake on
-/// a plain-text port): that is refused at once.
+/// The head parser for bytes as they arrive: the one-shot parser's walk,
+/// resumable. A head that arrived whole is parsed in one call, exactly as
+/// [`parse_request`](crate::parse_request) parses it; a head that has not
+/// ended is parsed as far as its complete lines go, and the next call goes
+/// on from the first unfinished line. So each line is parsed once, by one
+/// validator, whatever the reads were, and a head fed one byte at a time
+/// costs O(n) in all, not O(n²): between line ends a call only looks for a
+/// line end among the bytes that arrived since the last one.
 ///
-/// A buffer shorter than the one of the previous call is taken as a new
-/// message (as if [`HeadParser::reset`] had been called).
+/// A head is refused as soon as a complete line in it is invalid, not only
+/// once it ends, with the first error the one-shot parser names. A defect
+/// inside a line that has not ended yet is reported when the line ends or
+/// passes its limit (the one-shot parser, looking at every byte, may see it
+/// sooner), except a request line that starts with a byte no method holds
+/// (binary junk, a TLS handshake on a plain-text port): that is refused at
+/// once. When no more bytes will come, [`parse_request_at_eof`] judges the
+/// unfinished line too, so the verdict on an incomplete head is the
+/// one-shot parser's.
 ///
-/// Call [`HeadParser::parse_request`] (or `parse_response`) with the whole
-/// buffer received so far each time more bytes arrive; after a head is
-/// complete or an error is returned, call [`HeadParser::reset`] before the
-/// next message (the bytes after the head's length belong to it). As with
-/// [`parse_request`](crate::parse_request), the head is written into the
-/// caller's `head` once it is complete.
+/// Call [`parse_request`] (or [`parse_response`]) with the whole buffer
+/// received so far each time more bytes arrive, with the same field
+/// storage: the fields of lines parsed by an earlier call are already in
+/// it. After a complete head or an error the parser starts over on the
+/// next call (the bytes after the head's length belong to the next
+/// message); [`reset`](Self::reset) starts over at any time, and a buffer
+/// shorter than the one of the previous call is taken as a new message. As
+/// with [`parse_request`](crate::parse_request), the head is written into
+/// the caller's `head` once it is complete.
+///
+/// [`parse_request`]: Self::parse_request
+/// [`parse_response`]: Self::parse_response
+/// [`parse_request_at_eof`]: Self::parse_request_at_eof
 ///
 /// ```
 /// use h1_parse::{Config, Entry, HeadParser, RequestHead, Status};
@@ -49,17 +59,12 @@ use crate::Config;
 #[derive(Clone, Debug)]
 pub struct HeadParser {
     config: Config,
-    end: HeadEnd,
-    /// How far leading empty lines have been skipped.
-    skipped: usize,
-    /// Where the head starts once leading empty lines are skipped.
-    start: Option<usize>,
-    /// Complete lines before this offset have been checked.
-    checked: usize,
-    /// The state of that check.
-    lines: LineCheck,
+    request: Progress<RequestHead>,
+    response: Progress<ResponseHead>,
     /// The buffer length at the last call: only bytes past it are new.
     seen: usize,
+    /// Bytes looked at since the last reset.
+    examined: usize,
     /// Whether the unfinished last line was already checked for its limit.
     long_line_checked: bool,
     /// Whether the unfinished request line was already checked for a byte
@@ -67,17 +72,24 @@ pub struct HeadParser {
     method_checked: bool,
 }
 
+/// What a call does with the bytes it got.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Run {
+    /// Parse on from the first unfinished line.
+    Parse,
+    /// Nothing can have changed: still `Partial`.
+    Wait,
+}
+
 impl HeadParser {
     /// A parser with `config`.
     pub fn new(config: Config) -> HeadParser {
         HeadParser {
             config,
-            end: HeadEnd::new(),
-            skipped: 0,
-            start: None,
-            checked: 0,
-            lines: LineCheck::default(),
+            request: Progress::NONE,
+            response: Progress::NONE,
             seen: 0,
+            examined: 0,
             long_line_checked: false,
             method_checked: false,
         }
@@ -90,16 +102,16 @@ impl HeadParser {
 
     /// Forgets the current head, for the next message.
     pub fn reset(&mut self) {
-        *self = HeadParser {
-            config: core::mem::take(&mut self.config),
-            ..HeadParser::new(Config::DEFAULT)
-        };
+        self.start_over();
+        self.examined = 0;
     }
 
-    /// How many bytes the end-of-head search has looked at since the last
-    /// reset (the cost the O(n) guarantee bounds).
+    /// How many bytes the calls since the last reset have looked at: the
+    /// new bytes searched for a line end, and the bytes the walk went over
+    /// (each byte at most twice: once while its line was unfinished, once
+    /// complete). The cost the O(n) guarantee bounds.
     pub fn examined(&self) -> usize {
-        self.end.examined()
+        self.examined
     }
 
     /// Parses a request head from `buf`, the bytes received so far, into
@@ -110,30 +122,30 @@ impl HeadParser {
         head: &mut RequestHead,
         fields: &mut [Entry],
     ) -> Result<Status<usize>, Error> {
-        self.renew(buf);
-        let start = match self.start {
-            Some(s) => s,
-            // Empty lines count against the head limit, and the one-shot
-            // parser looks at no byte past it: neither does this search, so
-            // both name the same first error.
-            None => {
-                let limit = buf.len().min(self.config.max_head_len);
-                match skip_empty_lines(&buf[..limit], self.skipped.min(limit), &self.config)? {
-                    Skip::Start(s) => *self.start.insert(s),
-                    Skip::More(_) if buf.len() > self.config.max_head_len => {
-                        return Err(Error::new(
-                            ErrorKind::HeadTooLarge,
-                            self.config.max_head_len,
-                        ))
-                    }
-                    Skip::More(at) => {
-                        self.skipped = at;
-                        return Ok(Status::Partial);
-                    }
-                }
-            }
-        };
-        self.parse(true, buf, start, head, fields, parse_request)
+        let from = self.request.position();
+        let start_line = self.request.in_start_line();
+        if self.next_run(true, buf, from, start_line) == Run::Wait {
+            return Ok(Status::Partial);
+        }
+        let r = continue_request(buf, &mut self.request, head, fields, &self.config);
+        self.ran(r)
+    }
+
+    /// [`parse_request`](Self::parse_request) for the last call, when no
+    /// more bytes will come (the peer closed): every byte is judged, the
+    /// unfinished line too, so an incomplete head gets the one-shot
+    /// parser's verdict: its first error, or `Partial` when it is a valid
+    /// prefix that merely ended.
+    pub fn parse_request_at_eof(
+        &mut self,
+        buf: &[u8],
+        head: &mut RequestHead,
+        fields: &mut [Entry],
+    ) -> Result<Status<usize>, Error> {
+        let from = self.request.position();
+        self.note(buf, from);
+        let r = continue_request(buf, &mut self.request, head, fields, &self.config);
+        self.ran(r)
     }
 
     /// Parses a response head from `buf`, the bytes received so far, into
@@ -144,101 +156,94 @@ impl HeadParser {
         head: &mut ResponseHead,
         fields: &mut [Entry],
     ) -> Result<Status<usize>, Error> {
-        self.renew(buf);
-        let start = *self.start.get_or_insert(0);
-        self.parse(false, buf, start, head, fields, parse_response)
-    }
-
-    /// A buffer shorter than the last one cannot be the same message with
-    /// more bytes: the caller started a new one without [`reset`](Self::reset).
-    fn renew(&mut self, buf: &[u8]) {
-        if buf.len() < self.seen {
-            self.reset();
+        let from = self.response.position();
+        let start_line = self.response.in_start_line();
+        if self.next_run(false, buf, from, start_line) == Run::Wait {
+            return Ok(Status::Partial);
         }
+        let r = continue_response(buf, &mut self.response, head, fields, &self.config);
+        self.ran(r)
     }
 
-    fn parse<H>(
+    /// [`parse_response`](Self::parse_response) for the last call, as
+    /// [`parse_request_at_eof`](Self::parse_request_at_eof).
+    pub fn parse_response_at_eof(
         &mut self,
-        request: bool,
         buf: &[u8],
-        start: usize,
-        head: &mut H,
+        head: &mut ResponseHead,
         fields: &mut [Entry],
-        one_shot: OneShot<H>,
     ) -> Result<Status<usize>, Error> {
-        let seen = core::mem::replace(&mut self.seen, buf.len());
-        if let Some(end) = self.end.find(&buf[start..]) {
-            return match one_shot(&buf[..start + end], head, fields, &self.config)? {
-                Status::Complete(len) => Ok(Status::Complete(len)),
-                // The search found `\n\r\n` or `\n\n`; the parser refuses the
-                // bare LF before it could call the head incomplete.
-                Status::Partial => Err(Error::new(ErrorKind::BareLf, start + end)),
-            };
-        }
-        if buf.len() > self.config.max_head_len {
-            // The one-shot parser names the first error (a 414 target, say),
-            // or reports the head too large.
-            return canonical(
-                one_shot(buf, head, fields, &self.config),
-                self.config.max_head_len,
-            );
-        }
-        self.check_lines(request, buf, start, seen, head, fields, one_shot)?;
-        Ok(Status::Partial)
+        let from = self.response.position();
+        self.note(buf, from);
+        let r = continue_response(buf, &mut self.response, head, fields, &self.config);
+        self.ran(r)
     }
 
-    /// Checks the lines completed since the last call, so an invalid line is
-    /// refused when it arrives rather than when the head ends: each complete
-    /// line once, with the one-shot parser's rules in its order (so both
-    /// report the same first error), for O(n) in all. Rules across the whole
-    /// head (a missing `Host`, `Content-Length` with `Transfer-Encoding`) wait
-    /// for its end, as in the one-shot parser. With obs-fold allowed, the
-    /// last complete line is checked again once the next one shows whether
-    /// it continues.
-    #[allow(clippy::too_many_arguments)]
-    fn check_lines<H>(
-        &mut self,
-        request: bool,
-        buf: &[u8],
-        start: usize,
-        seen: usize,
-        head: &mut H,
-        fields: &mut [Entry],
-        one_shot: OneShot<H>,
-    ) -> Result<(), Error> {
-        let from = self.checked.max(start);
+    fn start_over(&mut self) {
+        self.request = Progress::NONE;
+        self.response = Progress::NONE;
+        self.seen = 0;
+        self.long_line_checked = false;
+        self.method_checked = false;
+    }
+
+    /// Whether this call parses: always on the first call for a head (the
+    /// usual head arrives whole), later only when a line may have ended
+    /// among the new bytes, or the unfinished line already breaks a limit.
+    /// The walk starts at `from`, the first unfinished line.
+    fn next_run(&mut self, request: bool, buf: &[u8], from: usize, start_line: bool) -> Run {
+        if buf.len() < self.seen {
+            // Not the same message with more bytes.
+            self.start_over();
+        }
+        let seen = core::mem::replace(&mut self.seen, buf.len());
+        if seen == 0 {
+            self.examined += buf.len();
+            return Run::Parse;
+        }
         // Only new bytes can hold a new LF.
         let new = seen.max(from).min(buf.len());
-        let upto = match memchr::memrchr(b'\n', &buf[new..]) {
-            Some(i) => new + i + 1,
-            None => from,
-        };
-        if upto > from {
-            self.lines
-                .check(request, &buf[..upto], start, fields, &self.config)?;
-            self.checked = upto;
-            self.long_line_checked = false;
+        self.examined += buf.len() - new;
+        if memchr::memchr(b'\n', &buf[new..]).is_some()
+            || self.at_limit(request, buf, from, start_line)
+        {
+            self.examined += buf.len() - from.min(buf.len());
+            return Run::Parse;
         }
-        // The unfinished line: a CR that starts it must be the empty line's,
-        // and a line already over its limit is refused now, not at the head
-        // limit (checked once per line, so still O(n)).
-        let tail = &buf[upto..];
+        Run::Wait
+    }
+
+    /// A call that parses whatever arrived.
+    fn note(&mut self, buf: &[u8], from: usize) {
+        self.seen = buf.len();
+        self.examined += buf.len() - from.min(buf.len());
+    }
+
+    /// After a parse: a finished head or an error ends this head.
+    fn ran(&mut self, r: Result<Status<usize>, Error>) -> Result<Status<usize>, Error> {
+        if !matches!(r, Ok(Status::Partial)) {
+            self.start_over();
+        }
+        r
+    }
+
+    /// Whether the unfinished line at `from` already decides the head: a CR
+    /// that starts it not followed by LF (it can only be the empty line's),
+    /// a line over its limit, a request line whose target or first bytes
+    /// cannot be valid, or a buffer over the head limit. Each is looked at
+    /// once per line, so the calls stay O(n).
+    fn at_limit(&mut self, request: bool, buf: &[u8], from: usize, start_line: bool) -> bool {
+        let tail = buf.get(from..).unwrap_or_default();
         let bare_cr = tail.len() >= 2 && tail[0] == b'\r' && tail[1] != b'\n';
         let long = tail.len() > self.config.max_field_line_len && !self.long_line_checked;
-        let start_line = upto == start;
-        let at_limit = bare_cr || long || self.target_too_long(request, tail, start_line);
+        let over = buf.len() > self.config.max_head_len;
+        let at_limit = bare_cr || long || over || self.target_too_long(request, tail, start_line);
         let bad_method = !self.method_checked && not_a_method(request, tail, start_line);
-        if at_limit || bad_method {
-            self.long_line_checked |= at_limit;
-            self.method_checked |= bad_method;
-            // `buf` holds no end of head here, so `head` is not written.
-            let _partial = one_shot(buf, head, fields, &self.config)?;
-        }
-        Ok(())
+        self.long_line_checked |= at_limit;
+        self.method_checked |= bad_method;
+        at_limit || bad_method
     }
-}
 
-impl HeadParser {
     /// Whether the unfinished request line already holds a target over the
     /// limit: the method is a short token, so the target starts after the
     /// first SP in the line's first bytes.
@@ -259,8 +264,8 @@ impl HeadParser {
 /// to a plain-text port): refused now rather than when a line end or the
 /// line limit arrives, which may be never. CR is left to the line end (it
 /// may start the CRLF of an empty line). Looks at no more than the first 32
-/// bytes, and the parser asks it until it is true once (the one-shot
-/// parser it triggers then fails on the method), so the search stays O(n).
+/// bytes, and the parser asks it until it is true once (the parse it
+/// triggers then fails on the method), so the search stays O(n).
 fn not_a_method(request: bool, line: &[u8], start_line: bool) -> bool {
     request
         && start_line
@@ -269,16 +274,4 @@ fn not_a_method(request: bool, line: &[u8], start_line: bool) -> bool {
             .take(32)
             .take_while(|&&b| b != b' ')
             .any(|&b| b != b'\r' && !is_tchar(b))
-}
-
-/// `parse_request` or `parse_response`, for a head of type `H`.
-type OneShot<H> = fn(&[u8], &mut H, &mut [Entry], &Config) -> Result<Status<usize>, Error>;
-
-/// The one-shot parser's verdict on a buffer over the head limit: its first
-/// error, which is the head limit itself unless something came before.
-fn canonical<T>(one_shot: Result<Status<T>, Error>, at: usize) -> Result<Status<T>, Error> {
-    match one_shot {
-        Err(e) => Err(e),
-        Ok(_) => Err(Error::new(ErrorKind::HeadTooLarge, at)),
-    }
 }

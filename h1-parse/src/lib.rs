@@ -31,9 +31,10 @@
 //! [`ErrorKind`], the byte offset and the status to answer. Leniencies are
 //! named fields of [`Config`], off by default.
 //!
-//! For heads that arrive in pieces, [`HeadParser`] searches only the newly
-//! arrived bytes for the end of the head and parses it once it is complete,
-//! so a head fed one byte at a time costs O(n) in total.
+//! For heads that arrive in pieces, [`HeadParser`] is the same pass,
+//! resumable: it parses as far as the complete lines go and goes on from
+//! the first unfinished line when more bytes arrive, so each line is parsed
+//! once and a head fed one byte at a time costs O(n) in total.
 //!
 //! The [h1-headers](h1_headers) types the API takes and returns ([`Entry`],
 //! [`Span`], [`HeadersView`], [`Version`], [`Framing`]) are re-exported here, and the whole crate as

@@ -32,11 +32,12 @@ pub(super) struct FieldsEnd {
 }
 
 /// Where an incomplete field walk stopped: the first line not yet
-/// committed, and how many were.
+/// committed, how many were, and whether one of them was folded.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Resume {
     pub(super) line: usize,
     pub(super) count: usize,
+    pub(super) obs_fold: bool,
 }
 
 /// What the field walk tells about each field line.
@@ -240,6 +241,7 @@ fn walk<C: Classify, const FOLD: bool, const SHORT: bool>(
                     *resume = Resume {
                         line: pos,
                         count: count(&slots),
+                        obs_fold,
                     };
                     return Ok(Status::Partial);
                 }
@@ -266,6 +268,7 @@ fn walk<C: Classify, const FOLD: bool, const SHORT: bool>(
                     *resume = Resume {
                         line: pos,
                         count: count(&slots),
+                        obs_fold,
                     };
                     return Ok(Status::Partial);
                 }

@@ -25,14 +25,15 @@ macro_rules! ready {
 mod blocks;
 mod facts;
 mod fields;
-mod resume;
+mod progress;
 mod small;
 mod start;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use resume::LineCheck;
-pub(crate) use start::{skip_empty_lines, Skip};
+use progress::Track;
+pub(crate) use progress::{continue_request, continue_response, Progress};
+use start::{skip_empty_lines, Skip};
 
 type Result<T> = core::result::Result<T, Error>;
 
@@ -101,18 +102,49 @@ pub fn parse_request(
     config: &Config,
 ) -> Result<Status<usize>> {
     if buf.len() < 64 {
-        Path::run_detected(RequestKernel::<true> {
+        Path::run_detected(RequestKernel::<true, ()> {
             buf,
             head,
             fields,
             config,
+            track: &mut (),
         })
     } else {
-        Path::run_detected(RequestKernel::<false> {
+        Path::run_detected(RequestKernel::<false, ()> {
             buf,
             head,
             fields,
             config,
+            track: &mut (),
+        })
+    }
+}
+
+/// [`parse_request`] from where `progress` says the start line may start
+/// (empty lines before it were skipped), with where an unfinished head
+/// stopped kept in `progress`.
+pub(crate) fn request_tracked(
+    buf: &[u8],
+    head: &mut RequestHead,
+    fields: &mut [Entry],
+    config: &Config,
+    progress: &mut Progress<RequestHead>,
+) -> Result<Status<usize>> {
+    if buf.len() < 64 {
+        Path::run_detected(RequestKernel::<true, _> {
+            buf,
+            head,
+            fields,
+            config,
+            track: progress,
+        })
+    } else {
+        Path::run_detected(RequestKernel::<false, _> {
+            buf,
+            head,
+            fields,
+            config,
+            track: progress,
         })
     }
 }
@@ -135,18 +167,20 @@ pub fn parse_request_with_path(
     // compiled for one block, as a kernel of its own so the general one is
     // compiled as if it were alone.
     if buf.len() < 64 {
-        path.run(RequestKernel::<true> {
+        path.run(RequestKernel::<true, ()> {
             buf,
             head,
             fields,
             config,
+            track: &mut (),
         })
     } else {
-        path.run(RequestKernel::<false> {
+        path.run(RequestKernel::<false, ()> {
             buf,
             head,
             fields,
             config,
+            track: &mut (),
         })
     }
 }
@@ -183,6 +217,25 @@ pub fn parse_response(
         head,
         fields,
         config,
+        track: &mut (),
+    })
+}
+
+/// [`parse_response`], with where an unfinished head stopped kept in
+/// `progress`.
+pub(crate) fn response_tracked(
+    buf: &[u8],
+    head: &mut ResponseHead,
+    fields: &mut [Entry],
+    config: &Config,
+    progress: &mut Progress<ResponseHead>,
+) -> Result<Status<usize>> {
+    Path::run_detected(ResponseKernel {
+        buf,
+        head,
+        fields,
+        config,
+        track: progress,
     })
 }
 
@@ -242,15 +295,18 @@ pub fn unfold_in_place(buf: &mut [u8], value: Span) {
 // ---------------------------------------------------------------------------
 // One kernel per entry point, compiled once per scanner path.
 
-/// `SHORT`: `buf` is shorter than a block.
-struct RequestKernel<'a, 'b, const SHORT: bool> {
+/// `SHORT`: `buf` is shorter than a block. `track` says where the head may
+/// start (empty lines before were skipped) and learns where an unfinished
+/// head stopped.
+struct RequestKernel<'a, 'b, const SHORT: bool, T> {
     buf: &'a [u8],
     head: &'b mut RequestHead,
     fields: &'b mut [Entry],
     config: &'b Config,
+    track: &'b mut T,
 }
 
-impl<const SHORT: bool> Kernel for RequestKernel<'_, '_, SHORT> {
+impl<const SHORT: bool, T: Track<RequestHead>> Kernel for RequestKernel<'_, '_, SHORT, T> {
     type Output = Result<Status<usize>>;
 
     #[inline(always)]
@@ -260,20 +316,25 @@ impl<const SHORT: bool> Kernel for RequestKernel<'_, '_, SHORT> {
             head,
             fields,
             config,
+            track,
         } = self;
-        if SHORT {
+        let from = track.from();
+        if SHORT && from == 0 {
             // (It holds the head to the limit itself: no clamping needed.)
             if let Some(len) = small::request(c, buf, head, fields, config) {
                 return Ok(Status::Complete(len));
             }
         }
         let (buf, cut) = clamp(buf, config.max_head_len);
-        let start = match skip_empty_lines(buf, 0, config)? {
+        let start = match skip_empty_lines(buf, from, config)? {
             Skip::Start(s) => s,
             Skip::More(_) if cut => return err(K::HeadTooLarge, buf.len()),
-            Skip::More(_) => return Ok(Status::Partial),
+            Skip::More(at) => {
+                track.start_line(at);
+                return Ok(Status::Partial);
+            }
         };
-        let r = start::request_in::<C, SHORT>(c, buf, start, head, fields, config);
+        let r = start::request_in::<C, SHORT, T>(c, buf, start, head, fields, config, track);
         if cut && matches!(r, Ok(Status::Partial)) {
             return err(K::HeadTooLarge, buf.len());
         }
@@ -281,14 +342,15 @@ impl<const SHORT: bool> Kernel for RequestKernel<'_, '_, SHORT> {
     }
 }
 
-struct ResponseKernel<'a, 'b> {
+struct ResponseKernel<'a, 'b, T> {
     buf: &'a [u8],
     head: &'b mut ResponseHead,
     fields: &'b mut [Entry],
     config: &'b Config,
+    track: &'b mut T,
 }
 
-impl Kernel for ResponseKernel<'_, '_> {
+impl<T: Track<ResponseHead>> Kernel for ResponseKernel<'_, '_, T> {
     type Output = Result<Status<usize>>;
 
     #[inline(always)]
@@ -298,9 +360,10 @@ impl Kernel for ResponseKernel<'_, '_> {
             head,
             fields,
             config,
+            track,
         } = self;
         let (buf, cut) = clamp(buf, config.max_head_len);
-        let r = start::response_in(c, buf, head, fields, config);
+        let r = start::response_in(c, buf, head, fields, config, track);
         if cut && matches!(r, Ok(Status::Partial)) {
             return err(K::HeadTooLarge, buf.len());
         }

@@ -6,6 +6,7 @@ use h1_headers::Entry;
 use super::blocks::{find, Blocks};
 use super::facts::{valid_host, Facts};
 use super::fields::{line_end, parse_fields, partial_line, Resume};
+use super::progress::Track;
 use super::{err, span, Result};
 use crate::error::{Error, ErrorKind as K};
 use crate::head::{Method, RequestHead, ResponseHead, Status, TargetForm};
@@ -293,18 +294,26 @@ fn any_line<C: Classify, const SHORT: bool>(
     }))
 }
 
-/// Parses a request head whose request line starts at `start`.
+/// Parses a request head whose request line starts at `start`. Where an
+/// unfinished head stopped goes to `track`.
 #[inline(always)]
-pub(super) fn request_in<C: Classify, const SHORT: bool>(
+pub(super) fn request_in<C: Classify, const SHORT: bool, T: Track<RequestHead>>(
     c: C,
     buf: &[u8],
     start: usize,
     head: &mut RequestHead,
     fields: &mut [Entry],
     config: &Config,
+    track: &mut T,
 ) -> Result<Status<usize>> {
     let mut blocks = Blocks::<C, SHORT>::with_target(c, buf, start);
-    let line = ready!(request_line(&mut blocks, buf, start, config)?);
+    let line = match request_line(&mut blocks, buf, start, config)? {
+        Status::Complete(line) => line,
+        Status::Partial => {
+            track.start_line(start);
+            return Ok(Status::Partial);
+        }
+    };
     // The request line goes into the head now, so its positions need not
     // be kept (in registers or spilled) through the field walk.
     head.method = span(start, line.method_end);
@@ -314,15 +323,24 @@ pub(super) fn request_in<C: Classify, const SHORT: bool>(
     head.version = line.version;
     let absolute = line.target_form == TargetForm::Absolute;
     let mut facts = Facts::new(true, line.version, absolute);
-    let end = ready!(parse_fields(
+    let mut resume = Resume::default();
+    let end = match parse_fields(
         &mut blocks,
         buf,
         line.fields_start,
         fields,
         config,
         &mut facts,
-        &mut Resume::default(),
-    )?);
+        &mut resume,
+    )? {
+        Status::Complete(end) => end,
+        Status::Partial => {
+            track.fields(head, &facts, resume);
+            return Ok(Status::Partial);
+        }
+    };
+    // As `Ends::end` does for a head finished in a later call; written out
+    // here, where it compiles to fewer instructions on the usual head.
     let transfer_encoding = facts.verdict(end.end)?;
     head.len = end.end;
     head.field_count = end.count;
@@ -487,31 +505,48 @@ fn status_start(buf: &[u8]) -> Result<Status<(Version, u16, usize)>> {
     Ok(Status::Complete((version, status, reason_start)))
 }
 
-/// Parses a response head.
+/// Parses a response head. Where an unfinished head stopped goes to
+/// `track`.
 #[inline(always)]
-pub(super) fn response_in<C: Classify>(
+pub(super) fn response_in<C: Classify, T: Track<ResponseHead>>(
     c: C,
     buf: &[u8],
     head: &mut ResponseHead,
     fields: &mut [Entry],
     config: &Config,
+    track: &mut T,
 ) -> Result<Status<usize>> {
-    let line = ready!(status_line(c, buf, config)?);
+    let line = match status_line(c, buf, config)? {
+        Status::Complete(line) => line,
+        Status::Partial => {
+            track.start_line(0);
+            return Ok(Status::Partial);
+        }
+    };
     // As for a request line: into the head before the field walk.
     head.version = line.version;
     head.status = line.status;
     head.reason = span(line.reason_start, line.reason_end);
     let mut facts = Facts::new(false, line.version, false);
     let mut blocks = Blocks::<C, false>::new(c, buf, line.fields_start);
-    let end = ready!(parse_fields(
+    let mut resume = Resume::default();
+    let end = match parse_fields(
         &mut blocks,
         buf,
         line.fields_start,
         fields,
         config,
         &mut facts,
-        &mut Resume::default(),
-    )?);
+        &mut resume,
+    )? {
+        Status::Complete(end) => end,
+        Status::Partial => {
+            track.fields(head, &facts, resume);
+            return Ok(Status::Partial);
+        }
+    };
+    // As `Ends::end` does for a head finished in a later call; written out
+    // here, where it compiles to fewer instructions on the usual head.
     let transfer_encoding = facts.verdict(end.end)?;
     head.len = end.end;
     head.field_count = end.count;
