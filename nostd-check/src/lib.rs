@@ -44,7 +44,7 @@ pub extern "C" fn h1_nostd_parse() -> usize {
 #[no_mangle]
 #[allow(unsafe_code)] // `no_mangle` counts as unsafe code; it only exports the symbol.
 pub extern "C" fn h1_nostd_encode() -> usize {
-    use h1_encode::{Framing, Exchange, ResponseWriter, Version};
+    use h1_encode::{Exchange, Framing, ResponseWriter, Version};
     let mut out = alloc::vec::Vec::new();
     let ex = Exchange::new(Version::Http11);
     let Ok(w) = ResponseWriter::start(&mut out, 200, &ex, Framing::Length(2)) else {
