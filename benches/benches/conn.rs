@@ -3,10 +3,11 @@
 //!
 //! The request is the one `testdata/inputs/3_tfb_pipelined16.http` holds 16
 //! times (`GET /plaintext`, `Host`, `Accept`, `Connection: keep-alive`,
-//! 161 bytes). Each round trip feeds it, takes the `Head` event, answers
-//! through `respond` (`200`, the `Date` line from a fixed `DateLine`,
-//! `Server` and `Content-Type` from one `PreEncoded`, `Content-Length: 13`
-//! and the body through `send_data`/`send_end`), takes the `End` event and
+//! 161 bytes). Each round trip feeds it, takes the `Request` event, answers
+//! through `respond` (`200`, `Server` and `Content-Type` from one
+//! `PreEncoded`, the `Date` line the connection adds from a fixed
+//! `DateLine` (`set_date`), `Content-Length: 13` and the body through
+//! `send_data`/`send_end`), takes the `End` event and
 //! writes the output (`out()`, then `written(len)`). The connection, its
 //! buffers, the `PreEncoded` and the `DateLine` are made once, outside the
 //! timed loop, as a server makes them per connection or once a second.
@@ -34,7 +35,7 @@ use std::io::Write;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use h1_benches::load_input;
-use h1_conn::{Event, ServerConn};
+use h1_conn::{ServerConn, ServerEvent};
 use h1_encode::{DateLine, Framing, PreEncoded};
 
 const OK: (u16, &str) = (200, "OK");
@@ -56,7 +57,7 @@ fn h1_serve(conn: &mut ServerConn, s: &Statics, input: &[u8]) -> usize {
     let mut answered = 0;
     loop {
         match conn.next_event() {
-            Event::Head(_) => {
+            ServerEvent::Request(_) => {
                 let mut r = conn
                     .respond(200, Framing::Length(BODY.len() as u64))
                     .expect("a request waits");
@@ -66,8 +67,8 @@ fn h1_serve(conn: &mut ServerConn, s: &Statics, input: &[u8]) -> usize {
                 conn.send_data(BODY).expect("declared length");
                 conn.send_end().expect("whole body");
             }
-            Event::End => answered += 1,
-            Event::NeedMore => break,
+            ServerEvent::End => answered += 1,
+            ServerEvent::NeedMore => break,
             other => panic!("unexpected event {other:?}"),
         }
     }
@@ -95,9 +96,9 @@ fn naive_serve(buf: &mut Vec<u8>, input: &[u8], status: (u16, &str), date: &str)
         black_box(&req);
         at += len;
         let _ = write!(buf, "HTTP/1.1 {} {}\r\n", status.0, status.1);
-        let _ = write!(buf, "Date: {}\r\n", date);
         let _ = write!(buf, "Server: {}\r\n", SERVER);
         let _ = write!(buf, "Content-Type: {}\r\n", CONTENT_TYPE);
+        let _ = write!(buf, "Date: {}\r\n", date);
         let _ = write!(buf, "Content-Length: {}\r\n\r\n", BODY.len());
         buf.extend_from_slice(BODY);
         answered += 1;
@@ -121,7 +122,7 @@ fn h1_output(s: &Statics, date: DateLine, input: &[u8], requests: usize) -> Vec<
     loop {
         let ev = conn.next_event();
         match ev {
-            Event::Head(req) => {
+            ServerEvent::Request(req) => {
                 assert_eq!(req.head.target.slice(conn.received()), b"/plaintext");
                 assert!(req.persistent);
                 let mut r = conn
@@ -131,14 +132,14 @@ fn h1_output(s: &Statics, date: DateLine, input: &[u8], requests: usize) -> Vec<
                 r.finish().unwrap();
                 conn.send_data(BODY).unwrap();
                 conn.send_end().unwrap();
-                events.push("Head");
+                events.push("Request");
             }
-            Event::End => events.push("End"),
-            Event::NeedMore => break,
+            ServerEvent::End => events.push("End"),
+            ServerEvent::NeedMore => break,
             other => panic!("unexpected event {other:?}"),
         }
     }
-    assert_eq!(events, ["Head", "End"].repeat(requests), "events");
+    assert_eq!(events, ["Request", "End"].repeat(requests), "events");
     assert_eq!(conn.unanswered(), 0);
     conn.out().to_vec()
 }
@@ -175,8 +176,8 @@ fn conn(c: &mut Criterion) {
         );
     }
     assert!(naive.starts_with(
-        b"HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nServer: h1\r\n\
-          Content-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!"
+        b"HTTP/1.1 200 OK\r\nServer: h1\r\nContent-Type: text/plain\r\n\
+          Date: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Length: 13\r\n\r\nHello, World!"
     ));
 
     for (name, input, requests) in [("conn_keep_alive", one, 1), ("conn_pipelined16", all, 16)] {

@@ -4,7 +4,7 @@
 //! a live run against that example must reach the same verdicts; the
 //! conformance tests check that it does.
 
-use h1_conn::{Config, Event, SendError, ServerConn};
+use h1_conn::{Config, SendError, ServerConn, ServerEvent};
 use h1_encode::{DateLine, Framing};
 use h1_headers::{list_contains, list_elements};
 use h1_parse::{Method, Version};
@@ -18,7 +18,9 @@ use crate::observe::Seen;
 pub const SERVER: &[u8] = b"h1-echo";
 
 /// The connection settings of the echo contract: h1's defaults, with
-/// bodies limited to 1 MiB (the echo server holds a body whole).
+/// bodies limited to 1 MiB (the echo server holds a body whole). The
+/// defaults do the rest of the contract's `Expect` handling: `100 Continue`
+/// when the body is awaited, and 417 then close for an unknown expectation.
 pub fn config() -> Config {
     let mut config = Config::default();
     config.max_body_len = 1 << 20;
@@ -44,8 +46,6 @@ struct Current {
     connect: bool,
     /// A websocket upgrade: answered 101.
     websocket: bool,
-    /// Answered at its head (417): the body is only drained.
-    answered: bool,
 }
 
 impl EchoServer {
@@ -131,9 +131,9 @@ impl EchoServer {
         }
     }
 
-    fn handle(&mut self, ev: Event<h1_conn::Request>) -> Result<Step, SendError> {
+    fn handle(&mut self, ev: ServerEvent) -> Result<Step, SendError> {
         match ev {
-            Event::Head(req) => {
+            ServerEvent::Request(req) => {
                 let got = self.conn.received();
                 let method = req.head.method.slice(got).to_vec();
                 let fields = self
@@ -155,9 +155,10 @@ impl EchoServer {
                         _ => (false, false),
                     };
                 // Declared heads are those of messages not refused on their
-                // head alone: this server refuses an unknown expectation
-                // (417) and an https target (421) from the head.
-                if !req.expect_other && !https_target(&target) {
+                // head alone: this server refuses an https target (421)
+                // from the head, and the connection an unknown expectation
+                // (417, then close: such a request is never delivered).
+                if !https_target(&target) {
                     self.sent.push(Sent {
                         method: method.clone(),
                         target: target.clone(),
@@ -167,7 +168,7 @@ impl EchoServer {
                         step: self.step,
                     });
                 }
-                let mut cur = Current {
+                let cur = Current {
                     seen: Seen {
                         target,
                         method,
@@ -177,36 +178,25 @@ impl EchoServer {
                     },
                     connect: req.method() == Method::Connect,
                     websocket,
-                    answered: false,
                 };
-                if req.expect_other {
-                    // RFC 9110 §10.1.1: an expectation this server cannot
-                    // meet; the contract closes after it.
-                    self.conn.close();
-                    self.conn.respond_with(417, echo_fields(&cur.seen), b"")?;
-                    cur.answered = true;
-                } else if req.expect_continue {
-                    match self.conn.send_continue() {
-                        Ok(()) | Err(SendError::NotExpected) => {}
-                        Err(e) => return Err(e),
-                    }
-                }
+                // `Expect: 100-continue`: the connection writes the 100
+                // by itself when it waits for the body (Config::auto_continue).
                 self.current = Some(cur);
             }
-            Event::Data(span) => {
+            ServerEvent::Data(span) => {
                 let data = span.slice(self.conn.received());
-                if let Some(cur) = self.current.as_mut().filter(|c| !c.answered) {
+                if let Some(cur) = self.current.as_mut() {
                     cur.seen.body.extend_from_slice(data);
                 }
             }
-            Event::End => {
+            ServerEvent::End => {
                 let cur = self.current.take().expect("End follows a head");
-                if cur.websocket && !cur.answered {
+                if cur.websocket {
                     let mut r = self.conn.respond(101, Framing::Empty)?;
                     r.field(b"Upgrade", b"websocket")?;
                     r.field(b"Connection", b"upgrade")?;
                     r.finish()?;
-                } else if !cur.answered {
+                } else {
                     let (status, body): (u16, &[u8]) = if cur.connect {
                         (501, b"")
                     } else if https_target(&cur.seen.target) {
@@ -225,9 +215,10 @@ impl EchoServer {
                 }
                 self.seen.push(cur.seen);
             }
-            Event::Trailers(_) | Event::Error(_) => {}
-            Event::NeedMore => return Ok(Step::Read),
-            Event::Paused => return Ok(Step::Again),
+            // An error is answered by the connection itself.
+            ServerEvent::Trailers(_) | ServerEvent::Error(_) => {}
+            ServerEvent::NeedMore => return Ok(Step::Read),
+            ServerEvent::Paused(_) => return Ok(Step::Again),
             _ => return Ok(Step::Done),
         }
         Ok(Step::Continue)

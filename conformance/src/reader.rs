@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use h1_conn::{ClientConn, Config, Event};
+use h1_conn::{ClientConn, ClientEvent, Config};
 
 use crate::heads::Sent;
 use crate::observe::{Answer, Echo, Ending, Observation, MAX_BODY, MAX_INTERIM};
@@ -171,7 +171,7 @@ impl Reader {
     fn process(&mut self) {
         loop {
             match self.conn.next_event() {
-                Event::Informational(r) => {
+                ClientEvent::Interim(r) => {
                     let a = answer(&mut self.current, self.step);
                     if a.interim.len() >= MAX_INTERIM {
                         self.broken = Some(format!(
@@ -181,7 +181,7 @@ impl Reader {
                     }
                     a.interim.push(r.status());
                 }
-                Event::Head(r) => {
+                ClientEvent::Response(r) => {
                     let echo = self.conn.fields().and_then(|f| {
                         Some(Echo {
                             method: f.get(b"x-echo-method")?.to_vec(),
@@ -203,20 +203,20 @@ impl Reader {
                     a.upgrade = upgrade;
                     a.server = server;
                 }
-                Event::Data(span) => {
+                ClientEvent::Data(span) => {
                     let data = span.slice(self.conn.received());
                     let a = answer(&mut self.current, self.step);
                     let room = MAX_BODY.saturating_sub(a.body.len());
                     a.body.extend_from_slice(&data[..data.len().min(room)]);
                 }
-                Event::Trailers(_) => {}
-                Event::End => {
+                ClientEvent::Trailers(_) => {}
+                ClientEvent::End => {
                     let a = self.current.take().expect("End follows a head");
                     self.answers.push(a);
                     self.register();
                 }
-                Event::NeedMore | Event::Paused => return,
-                Event::Switch(_) => {
+                ClientEvent::NeedMore => return,
+                ClientEvent::Switch(_) => {
                     // The answers so far stand; what follows is not HTTP/1.1.
                     if let Some(a) = self.current.take() {
                         self.answers.push(a);
@@ -225,7 +225,7 @@ impl Reader {
                     self.done = true;
                     return;
                 }
-                Event::Error(e) => {
+                ClientEvent::Error(e) => {
                     self.broken = Some(match e {
                         h1_conn::Error::UnsolicitedResponse => {
                             "a response to a request that was not sent (or after one that closed)"
@@ -238,7 +238,7 @@ impl Reader {
                     });
                     return;
                 }
-                Event::Closed => {
+                ClientEvent::Closed => {
                     self.done = true;
                     let left = self.conn.buffered();
                     if left > 0 {

@@ -177,16 +177,35 @@ fn every_level_and_area_is_covered() {
         .any(|c| matches!(c.outcome, Outcome::Incomplete { .. }) && c.origin == Origin::Suite));
 }
 
+/// The observation does not depend on how the bytes arrive, but for one
+/// thing the RFC leaves to the server: h1 writes `100 Continue` when it
+/// waits for content none of which has arrived, and omits it when some
+/// came with the head (RFC 9110 §10.1.1: it MAY). In pieces, the head can
+/// arrive before the content that came with it whole; then (only then) the
+/// split run has a 100 the whole run has not, and its answer began earlier.
 #[test]
 fn split_input_gives_the_same_observation() {
     let config = echo::config();
     for c in &cases() {
         let whole = inprocess::run(c, &config);
         let len = c.steps.iter().map(Vec::len).max().unwrap_or(1);
+        let continues = c
+            .steps
+            .concat()
+            .to_ascii_lowercase()
+            .windows(12)
+            .any(|w| w == b"100-continue");
         // One byte at a time (large limit cases: about 2,000 pieces), and
         // an odd size that cuts lines anywhere.
         for piece in [len.div_ceil(2000), 7] {
-            let split = inprocess::run_split(c, &config, piece);
+            let mut split = inprocess::run_split(c, &config, piece);
+            for (s, w) in split.answers.iter_mut().zip(&whole.answers) {
+                if continues && s.interim == [100] && w.interim.is_empty() {
+                    assert!(s.step <= w.step, "{}: a 100 after the answer", c.id);
+                    s.interim.clear();
+                    s.step = w.step;
+                }
+            }
             assert_eq!(split, whole, "{}: pieces of {piece} bytes", c.id);
         }
     }

@@ -1,5 +1,5 @@
 //! An echo server over [`h1_conn::ServerConn`]: the reference server the
-//! integration tests (`tests/servers.rs`) run real clients against.
+//! integration tests (`tests/interop.rs`) run real clients against.
 //!
 //! ```text
 //! cargo run --release -p h1-conn --example echo -- --addr 127.0.0.1:8080
@@ -24,11 +24,15 @@
 //! - `CONNECT` gets `501` (with the same fields and an empty body): a 2xx
 //!   to CONNECT would turn the connection into a tunnel (RFC 9110 §9.3.6),
 //!   which this server does not provide.
-//! - An `Expect` other than `100-continue` gets `417` at once, without the
-//!   body being read, and the connection closes after it.
-//! - `Expect: 100-continue` gets `100 Continue` before the body is read.
 //! - Requests the codec refuses (malformed, over a limit) get the status the
-//!   connection queues itself, with `Connection: close`.
+//!   connection queues itself, with `Connection: close`. Among them an
+//!   `Expect` other than `100-continue`: `417` at once, without the body
+//!   being read ([`Config::refuse_unknown_expect`]).
+//!
+//! The connection does the rest of what the protocol asks by itself:
+//! `Expect: 100-continue` gets `100 Continue` when the body is read
+//! ([`Config::auto_continue`]), and every response a `Date`
+//! ([`Config::send_date`]).
 //!
 //! Bodies are limited to 1 MiB ([`Config::max_body_len`], then `413`),
 //! since each connection holds its request body whole. One thread per
@@ -46,7 +50,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use h1_conn::headers::list_contains;
-use h1_conn::{Closing, Config, DateCache, Event, Framing, Method, SendError, ServerConn, Version};
+use h1_conn::{
+    Closing, Config, Framing, Method, Pause, SendError, ServerConn, ServerEvent, Version,
+};
 
 /// The `Server` field of echo's answers: it tells the conformance runner
 /// that declared h1 deviations apply.
@@ -105,9 +111,14 @@ pub(crate) fn serve(listener: TcpListener) -> io::Result<()> {
             .spawn(move || {
                 let _slot = slot;
                 // I/O errors (resets, timeouts) are the peer's business; a
-                // refused response is a bug in this server or the crate.
-                if let Err(ConnError::Send(e)) = serve_conn(stream) {
-                    eprintln!("echo: response refused: {e:?}");
+                // refused response or a stuck connection is a bug in this
+                // server or the crate.
+                match serve_conn(stream) {
+                    Err(ConnError::Send(e)) => eprintln!("echo: response refused: {e:?}"),
+                    Err(ConnError::Stuck(why)) => {
+                        eprintln!("echo: paused ({why:?}) with no response to finish");
+                    }
+                    Ok(()) | Err(ConnError::Io) => {}
                 }
             });
         if let Err(e) = spawned {
@@ -127,10 +138,12 @@ impl Drop for Slot {
 }
 
 /// Why a connection ended early: the peer (reset, timeout: nothing to
-/// report), or a response the crate refused (a bug somewhere).
+/// report), or a response the crate refused or a pause with no response
+/// to finish (a bug somewhere).
 enum ConnError {
     Io,
     Send(SendError),
+    Stuck(Pause),
 }
 
 impl From<io::Error> for ConnError {
@@ -157,8 +170,6 @@ struct Current {
     connect: bool,
     /// A websocket upgrade: answered 101.
     websocket: bool,
-    /// Already answered (417): the rest of it is only drained.
-    answered: bool,
 }
 
 /// What the driver does after the events that can be handled now.
@@ -170,6 +181,9 @@ enum Step {
     Again,
     /// Write `out()`, then close as `closing()` says.
     Done,
+    /// Paused for a response to be finished, but echo answers every request
+    /// at its end: none is left to finish.
+    Stuck(Pause),
 }
 
 fn serve_conn(mut stream: TcpStream) -> Result<(), ConnError> {
@@ -177,10 +191,8 @@ fn serve_conn(mut stream: TcpStream) -> Result<(), ConnError> {
     stream.set_read_timeout(Some(IDLE_TIMEOUT))?;
     stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
     let mut conn = ServerConn::new(config());
-    let mut dates = DateCache::new();
     let mut current = Current::default();
     loop {
-        conn.set_date(*dates.line());
         let step = handle_events(&mut conn, &mut current)?;
         // Every response of the batch in one write.
         let out = conn.out();
@@ -210,6 +222,7 @@ fn serve_conn(mut stream: TcpStream) -> Result<(), ConnError> {
                 return Err(e.into());
             }
             Step::Done => return close(stream, conn.closing()).map_err(Into::into),
+            Step::Stuck(why) => return Err(ConnError::Stuck(why)),
         }
     }
 }
@@ -217,7 +230,7 @@ fn serve_conn(mut stream: TcpStream) -> Result<(), ConnError> {
 fn handle_events(conn: &mut ServerConn, cur: &mut Current) -> Result<Step, SendError> {
     loop {
         match conn.next_event() {
-            Event::Head(req) => {
+            ServerEvent::Request(req) => {
                 let got = conn.received();
                 cur.method.clear();
                 cur.method.extend_from_slice(req.head.method.slice(got));
@@ -231,42 +244,21 @@ fn handle_events(conn: &mut ServerConn, cur: &mut Current) -> Result<Step, SendE
                         .fields()
                         .and_then(|f| f.get(b"upgrade"))
                         .is_some_and(|v| list_contains(v, b"websocket"));
-                cur.answered = false;
-                if req.expect_other {
-                    // RFC 9110 §10.1.1: an expectation this server cannot
-                    // meet. A client that asked for it may be waiting to
-                    // send its body, so the connection closes after the 417.
-                    conn.close();
-                    conn.respond_with(417, echo_fields(cur), b"")?;
-                    cur.answered = true;
-                } else if req.expect_continue {
-                    match conn.send_continue() {
-                        // The body is already here: nothing to invite.
-                        Ok(()) | Err(SendError::NotExpected) => {}
-                        Err(e) => return Err(e),
-                    }
-                }
             }
-            Event::Data(span) => {
-                if !cur.answered {
-                    cur.body.extend_from_slice(span.slice(conn.received()));
-                }
-            }
-            Event::Trailers(_) => {}
-            Event::End => {
-                if !cur.answered {
-                    answer(conn, cur)?;
-                    cur.answered = true;
-                }
-            }
-            Event::NeedMore => return Ok(Step::Read),
-            Event::Paused => return Ok(Step::Again),
+            ServerEvent::Data(span) => cur.body.extend_from_slice(span.slice(conn.received())),
+            ServerEvent::Trailers(_) => {}
+            ServerEvent::End => answer(conn, cur)?,
+            ServerEvent::NeedMore => return Ok(Step::Read),
+            ServerEvent::Paused(Pause::OutputFull) => return Ok(Step::Again),
+            // The other pauses wait for a response to be finished; echo
+            // finishes each one at its request's end.
+            ServerEvent::Paused(why) => return Ok(Step::Stuck(why)),
             // The connection has queued its answer (status, close).
-            Event::Error(_) => {}
+            ServerEvent::Error(_) => {}
             // After a 101 the socket leaves HTTP/1.1; echo has nothing to
             // say in websocket, so it closes.
-            Event::Switch(_) | Event::Closed => return Ok(Step::Done),
-            // Client-role events, and any added later: nothing echo knows.
+            ServerEvent::Switch(_) | ServerEvent::Closed => return Ok(Step::Done),
+            // Any event added later: nothing echo knows.
             _ => return Ok(Step::Done),
         }
     }

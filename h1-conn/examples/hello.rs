@@ -28,8 +28,8 @@ use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
 use h1_conn::{
-    Closing, Config, DateCache, DateLine, Event, Framing, Method, PreEncoded, SendError, SendState,
-    ServerConn,
+    Closing, Config, DateCache, DateLine, Framing, Method, Pause, PreEncoded, SendError, SendState,
+    ServerConn, ServerEvent,
 };
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
@@ -44,6 +44,14 @@ const TICK: Duration = Duration::from_secs(1);
 /// starve the others; it is taken up again on the next turn.
 const READS_PER_TURN: usize = 16;
 const LISTENER: Token = Token(usize::MAX);
+/// The connections' settings: the defaults, but the `Date` line comes from
+/// the event loop (see [`serve`]), so a connection keeps no clock of its
+/// own.
+const CONFIG: Config = {
+    let mut config = Config::DEFAULT;
+    config.send_date = false;
+    config
+};
 const BODY: &[u8] = b"Hello, World!";
 
 fn main() {
@@ -114,8 +122,12 @@ enum Turn {
 /// What the driver does after the events that can be handled now.
 enum Step {
     Read,
+    /// Paused for the output to be written: write it, then ask again.
     Again,
     Done,
+    /// Paused for a response to be finished, but every request is answered
+    /// at its end: none is left to finish.
+    Stuck(Pause),
 }
 
 /// Serves on `listener` until polling fails.
@@ -131,6 +143,9 @@ pub(crate) fn serve(listener: std::net::TcpListener) -> io::Result<()> {
     let mut count = 0usize;
     let mut ready: Vec<usize> = Vec::new();
     let mut again: Vec<usize> = Vec::new();
+    // One clock for all connections, read once per wakeup and handed to
+    // each connection it serves (`set_date`): cheaper per request than each
+    // connection reading the clock on every read (`Config::send_date`).
     let mut dates = DateCache::new();
     let fixed = Fixed::new();
     let mut next_tick = Instant::now() + TICK;
@@ -227,7 +242,7 @@ fn accept(
         }
         clients[i] = Some(Client {
             stream,
-            conn: ServerConn::new(Config::default()),
+            conn: ServerConn::new(CONFIG),
             phase: Phase::Open,
             answer: Answer::NotFound,
             last_active: Instant::now(),
@@ -290,6 +305,10 @@ fn turn(c: &mut Client, date: &DateLine, fixed: &Fixed) -> Turn {
             Step::Again if wrote > 0 => {}
             Step::Again => return Turn::Close,
             Step::Done => return start_closing(c),
+            Step::Stuck(why) => {
+                eprintln!("hello: paused ({why:?}) with no response to finish");
+                return Turn::Close;
+            }
         }
     }
 }
@@ -319,7 +338,7 @@ fn flush(c: &mut Client) -> io::Result<Option<usize>> {
 fn handle_events(c: &mut Client, fixed: &Fixed) -> Result<Step, SendError> {
     loop {
         match c.conn.next_event() {
-            Event::Head(req) => {
+            ServerEvent::Request(req) => {
                 let target = req.head.target.slice(c.conn.received());
                 c.answer = match (target, req.method()) {
                     (b"/plaintext", Method::Get | Method::Head) => Answer::Plaintext,
@@ -327,14 +346,17 @@ fn handle_events(c: &mut Client, fixed: &Fixed) -> Result<Step, SendError> {
                     _ => Answer::NotFound,
                 };
             }
-            Event::Data(_) | Event::Trailers(_) => {}
-            Event::End => respond(&mut c.conn, c.answer, fixed)?,
-            Event::NeedMore => return Ok(Step::Read),
-            Event::Paused => return Ok(Step::Again),
+            ServerEvent::Data(_) | ServerEvent::Trailers(_) => {}
+            ServerEvent::End => respond(&mut c.conn, c.answer, fixed)?,
+            ServerEvent::NeedMore => return Ok(Step::Read),
+            ServerEvent::Paused(Pause::OutputFull) => return Ok(Step::Again),
+            // The other pauses wait for a response to be finished; every
+            // one is finished at its request's end.
+            ServerEvent::Paused(why) => return Ok(Step::Stuck(why)),
             // The connection has queued its answer (status, close).
-            Event::Error(_) => {}
+            ServerEvent::Error(_) => {}
             // hello never answers 101 or a 2xx to CONNECT: no switch.
-            Event::Switch(_) | Event::Closed => return Ok(Step::Done),
+            ServerEvent::Switch(_) | ServerEvent::Closed => return Ok(Step::Done),
             _ => return Ok(Step::Done),
         }
     }

@@ -28,13 +28,13 @@ pub struct Config {
     /// of many small chunks with long extensions causes. Default 16 KiB.
     pub max_chunk_ext_len: usize,
     /// Server role: most requests received whose response is not finished
-    /// yet. When reached, [`Event::Paused`](crate::Event::Paused) until a
+    /// yet. When reached, [`ServerEvent::Paused`](crate::ServerEvent::Paused) until a
     /// response finishes. `1` answers one request at a time; the default,
     /// 16, lets a caller parse a pipelined batch ahead. Client role: most
     /// requests sent and not yet answered. At least 1.
     pub max_unanswered: usize,
     /// Server role: once this many response bytes wait in the output
-    /// buffer, no further request is parsed ([`Event::Paused`](crate::Event::Paused))
+    /// buffer, no further request is parsed ([`ServerEvent::Paused`](crate::ServerEvent::Paused))
     /// until the driver writes some: a client that pipelines without
     /// reading cannot make the server buffer without bound. Default 256 KiB.
     pub max_buffered_output: usize,
@@ -49,6 +49,29 @@ pub struct Config {
     pub linger_bytes: u64,
     /// ... and for how long at most. Default 2 s.
     pub linger_time: Duration,
+    /// Server role, `std`: responses carry a `Date` line (RFC 9110 §6.6.1:
+    /// an origin server with a clock MUST send one) kept by the connection
+    /// from the system clock, read once per batch of received bytes.
+    /// [`set_date`](crate::ServerConn::set_date) overrides it. Without
+    /// `std` there is no clock: only a line set with `set_date` is sent.
+    /// Default true.
+    pub send_date: bool,
+    /// Server role: when the client asks `Expect: 100-continue` and its
+    /// body is awaited (the caller asks for the next event after the
+    /// request head while the body has not arrived), `100 Continue` is
+    /// written for it on its turn (RFC 9110 §10.1.1), so a client that
+    /// waits does not stall. False: only
+    /// [`send_continue`](crate::ServerConn::send_continue) writes it.
+    /// Default true.
+    pub auto_continue: bool,
+    /// Server role: a request whose `Expect` holds anything but
+    /// `100-continue` fails with
+    /// [`Error::ExpectationFailed`](crate::Error::ExpectationFailed),
+    /// answered 417 by the connection, which then closes (RFC 9110
+    /// §10.1.1). False: the request is delivered and
+    /// [`Request::expect`](crate::Request::expect) tells, for the caller to
+    /// answer. Default true.
+    pub refuse_unknown_expect: bool,
 }
 
 impl Config {
@@ -62,6 +85,9 @@ impl Config {
         read_buf_len: 8 * 1024,
         linger_bytes: 1024 * 1024,
         linger_time: Duration::from_secs(2),
+        send_date: true,
+        auto_continue: true,
+        refuse_unknown_expect: true,
     };
 }
 

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-/// Why the received bytes cannot be processed further. The connection
+/// Why the received bytes cannot be processed further. A server connection
 /// writes the answer itself (see [`Error::status`]) and then closes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -22,6 +22,10 @@ pub enum Error {
     /// bytes after the head would be tunnel data to one reader and a body
     /// to another (400).
     ContentInConnect,
+    /// An `Expect` field with an expectation other than `100-continue`, and
+    /// [`Config::refuse_unknown_expect`](crate::Config::refuse_unknown_expect)
+    /// on (417, RFC 9110 §10.1.1).
+    ExpectationFailed,
     /// The peer closed its side in the middle of a message (RFC 9112 §8:
     /// an incomplete message is not processed as a whole one). Nothing is
     /// answered: the peer has stopped sending, and a request it never
@@ -38,19 +42,20 @@ pub enum Error {
 
 impl Error {
     /// The status a server answers: the parser's (400, 414, 431, 501, 505),
-    /// 413 for a body too large, 400 otherwise.
-    pub const fn status(&self) -> u16 {
-        match self {
+    /// 413 for a body too large, 417 for an unknown expectation, 400
+    /// otherwise; `None` when nothing is answered (the peer closed in the
+    /// middle of a message and stopped sending, and the client-only
+    /// errors).
+    pub const fn status(&self) -> Option<u16> {
+        Some(match self {
             Error::Parse(e) => e.status(),
             Error::BodyTooLarge => 413,
-            _ => 400,
-        }
-    }
-
-    /// Whether a server answers this error at all: every kind but
-    /// [`Error::UnexpectedEof`].
-    pub const fn is_answered(&self) -> bool {
-        !matches!(self, Error::UnexpectedEof)
+            Error::ExpectationFailed => 417,
+            Error::ChunkExtensionsTooLong | Error::ContentInConnect => 400,
+            Error::UnexpectedEof | Error::UnsolicitedResponse | Error::UnexpectedStatus => {
+                return None
+            }
+        })
     }
 }
 
@@ -69,6 +74,7 @@ impl fmt::Display for Error {
                 f.write_str("chunk extensions longer than the configured limit")
             }
             Error::ContentInConnect => f.write_str("CONNECT request with content"),
+            Error::ExpectationFailed => f.write_str("expectation other than 100-continue"),
             Error::UnexpectedEof => f.write_str("connection closed in the middle of a message"),
             Error::UnsolicitedResponse => f.write_str("response without a request"),
             Error::UnexpectedStatus => f.write_str("status that cannot answer the request"),
@@ -94,11 +100,17 @@ pub enum SendError {
     InProgress,
     /// No message is being sent, so there is no body to write.
     NoMessage,
-    /// `100 Continue` for a request that did not ask for it, or after it
-    /// was already sent, or once the body has arrived.
+    /// A `100` response for a request that did not ask for it, or after it
+    /// was already sent, or once the body has arrived (use
+    /// [`send_continue`](crate::ServerConn::send_continue), which does
+    /// nothing then).
     NotExpected,
     /// A 101 to a request that did not ask to upgrade (RFC 9110 §15.2.2).
     NotUpgradable,
+    /// A switch (101, or a 2xx to CONNECT) before the request's body has
+    /// been received whole: the new protocol starts after the request
+    /// (RFC 9110 §7.8). Read to its `End` first.
+    BodyPending,
     /// The connection is closing or closed (or has switched protocols):
     /// nothing more can be sent.
     Closed,
@@ -126,6 +138,9 @@ impl fmt::Display for SendError {
             SendError::NoMessage => f.write_str("no message is being sent"),
             SendError::NotExpected => f.write_str("100 Continue not expected"),
             SendError::NotUpgradable => f.write_str("101 to a request that did not ask to upgrade"),
+            SendError::BodyPending => {
+                f.write_str("a switch before the request's body was received")
+            }
             SendError::Closed => f.write_str("the connection is closing"),
             SendError::SwitchPending => f.write_str("a request that may switch protocols waits"),
             SendError::TooManyOutstanding => f.write_str("too many requests outstanding"),

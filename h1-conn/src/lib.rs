@@ -2,15 +2,17 @@
 //! keep-alive and pipelining rule in one checked place, with no I/O.
 //!
 //! A [`ServerConn`] is fed the bytes a socket received and yields
-//! [`Event`]s (a request head, body data, trailers, the end of a message,
-//! "need more bytes", "paused", a protocol switch, an error); told the
-//! responses, it encodes them through h1-encode into one output buffer, in
-//! request order, with the framing checked against the request (HEAD,
-//! 1xx, 204, 304, CONNECT, HTTP/1.0). A [`ClientConn`] mirrors it: requests
-//! out, responses in.
+//! [`ServerEvent`]s (a request head, body data, trailers, the end of a
+//! message, "need more bytes", "paused" with its reason, a protocol switch,
+//! an error); told the responses, it encodes them through h1-encode into
+//! one output buffer, in request order, with the framing checked against
+//! the request (HEAD, 1xx, 204, 304, CONNECT, HTTP/1.0). A [`ClientConn`]
+//! mirrors it: requests out, [`ClientEvent`]s in. Both are one [`Conn`] in
+//! a [`Role`], and share every method that does not depend on the role.
 //!
-//! The states and their transitions are one table, in [`state`]; body
-//! framing is [`BodyDecoder`]; errors carry the status to answer
+//! Everything that decides what may be read or sent next is one protocol
+//! machine, in [`state`], whose tables and picture are checked against its
+//! code; body framing is [`BodyDecoder`]; errors carry the status to answer
 //! ([`Error::status`]).
 //!
 //! # Closing without losing the last response
@@ -26,7 +28,8 @@
 //! # Features
 //!
 //! - `std` (default): runtime CPU detection in the parser,
-//!   `std::error::Error`, and h1-encode's [`DateCache`].
+//!   `std::error::Error`, the `Date` line kept from the system clock
+//!   ([`Config::send_date`]), and h1-encode's [`DateCache`].
 //! - `bytes`: the receive buffer is a `bytes::BytesMut`, and `freeze()`
 //!   takes the consumed bytes out as `Bytes` without a copy, so heads
 //!   (as `SharedHeaders`) and body data outlive the buffer; the `bytes`
@@ -53,20 +56,24 @@ extern crate std;
 mod body;
 mod client;
 mod config;
+mod conn;
+mod date;
 mod error;
 mod event;
-mod output;
+mod outgoing;
 mod reader;
 mod recv_buf;
 mod server;
 pub mod state;
 
 pub use body::{BodyDecoder, Decoded};
-pub use client::{ClientConn, OutgoingRequest, Response};
+pub use client::{ClientConn, Response};
 pub use config::Config;
+pub use conn::{Client, Conn, Role, Server};
 pub use error::{Error, SendError};
-pub use event::Event;
-pub use server::{OutgoingResponse, Request, Sent, ServerConn};
+pub use event::{ClientEvent, Pause, ServerEvent};
+pub use outgoing::{Outgoing, OutgoingRequest, OutgoingResponse, Sent};
+pub use server::{Request, ServerConn};
 pub use state::{RecvState, SendState};
 
 /// The `bytes` crate that `freeze()` and [`SharedHeaders`] use.

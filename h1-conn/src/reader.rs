@@ -11,7 +11,6 @@ use crate::body::{BodyDecoder, Decoded};
 use crate::config::Config;
 use crate::error::Error;
 use crate::recv_buf::RecvBuf;
-use h1_headers::Framing;
 
 /// A head either role parses: how to parse it, and how to move its spans.
 pub(crate) trait Parsed: Copy {
@@ -123,7 +122,6 @@ pub(crate) struct Reader {
     /// The spans of the last trailer section still point at their bytes
     /// (false again once a new head arrives).
     trailers_valid: bool,
-    pub(crate) decoder: BodyDecoder,
 }
 
 /// The receive buffer's limit: a head at its largest plus room to read,
@@ -151,7 +149,6 @@ impl Reader {
             trailer_count: 0,
             fields_valid: false,
             trailers_valid: false,
-            decoder: BodyDecoder::new(Framing::Empty),
             config,
         }
     }
@@ -234,14 +231,13 @@ impl Reader {
         HeadStep::Head(head)
     }
 
-    /// Decodes body bytes; spans point into the whole buffer.
+    /// Decodes body bytes with `decoder`; spans point into the whole
+    /// buffer.
     #[inline]
-    pub(crate) fn body(&mut self) -> Result<Decoded, Error> {
+    pub(crate) fn body(&mut self, decoder: &mut BodyDecoder) -> Result<Decoded, Error> {
         let base = self.buf.pos();
         let buf = self.buf.unconsumed();
-        let (used, what) = self
-            .decoder
-            .decode(buf, self.eof, &mut self.trailers, &self.config)?;
+        let (used, what) = decoder.decode(buf, self.eof, &mut self.trailers, &self.config)?;
         self.buf.consume(used);
         let too_far = || Error::BodyTooLarge;
         Ok(match what {
@@ -264,84 +260,3 @@ impl Reader {
         Span::new(self.buf.pos(), self.buf.unconsumed().len()).unwrap_or(Span::EMPTY)
     }
 }
-
-/// The public methods of the receiving half, the same for both roles
-/// (`self.inner.rx` is the [`Reader`]).
-macro_rules! receive_methods {
-    () => {
-        /// The free part of the receive buffer, to read into; then call
-        /// [`filled`](Self::filled). Moves unconsumed bytes to the front
-        /// first, which ends the validity of every span handed out so far.
-        /// Empty only when unconsumed bytes fill the buffer at its limit,
-        /// which happens only while [`Event::Paused`]: answer first.
-        pub fn read_buf(&mut self) -> &mut [u8] {
-            self.inner.rx.read_buf()
-        }
-
-        /// Records that `n` bytes were read into [`read_buf`](Self::read_buf).
-        pub fn filled(&mut self, n: usize) {
-            self.inner.rx.buf.fill(n);
-        }
-
-        /// Copies `data` in (for callers that read into their own buffer);
-        /// returns how many bytes fitted. Ends the validity of spans as
-        /// [`read_buf`](Self::read_buf) does.
-        pub fn feed(&mut self, data: &[u8]) -> usize {
-            self.inner.rx.feed(data)
-        }
-
-        /// Records that the peer closed its sending side (a read returned 0).
-        pub fn eof(&mut self) {
-            self.inner.rx.eof = true;
-        }
-
-        /// Whether [`eof`](Self::eof) was called.
-        pub fn is_eof(&self) -> bool {
-            self.inner.rx.eof
-        }
-
-        /// The received bytes the spans of events point into.
-        pub fn received(&self) -> &[u8] {
-            self.inner.rx.buf.all()
-        }
-
-        /// How many received bytes are not consumed yet: the start of the
-        /// next message (or of the new protocol's stream after a switch).
-        pub fn buffered(&self) -> usize {
-            self.inner.rx.buf.unconsumed().len()
-        }
-
-        /// Takes every consumed byte out of the receive buffer as `Bytes`,
-        /// without a copy (`bytes` feature). The spans of the events
-        /// reported so far index the result, so a head (with
-        /// [`SharedHeaders::from_head`](crate::SharedHeaders::from_head) and
-        /// [`field_entries`](Self::field_entries)) or body data can outlive
-        /// the buffer; events reported later index
-        /// [`received`](Self::received) again, which now starts at the first
-        /// unconsumed byte.
-        #[cfg(feature = "bytes")]
-        #[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]
-        pub fn freeze(&mut self) -> bytes::Bytes {
-            self.inner.rx.freeze()
-        }
-
-        /// The fields of the last head, while its spans are valid.
-        pub fn fields(&self) -> Option<HeadersView<'_>> {
-            self.inner.rx.fields()
-        }
-
-        /// The raw field entries of the last head: spans into
-        /// [`received`](Self::received) (or into the `Bytes` of a `freeze`
-        /// that followed the head).
-        pub fn field_entries(&self) -> &[Entry] {
-            self.inner.rx.field_entries()
-        }
-
-        /// The trailer fields of the last [`Event::Trailers`], while valid
-        /// (until the next head).
-        pub fn trailers(&self) -> Option<HeadersView<'_>> {
-            self.inner.rx.trailers()
-        }
-    };
-}
-pub(crate) use receive_methods;

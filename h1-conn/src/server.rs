@@ -1,25 +1,90 @@
 //! The server role: requests in, responses out.
 
-use alloc::collections::VecDeque;
-use alloc::vec::Vec;
-
-use h1_encode::{BodyWriter, DateLine, Exchange, Framing, ResponseWriter};
-use h1_headers::{Entry, HeadersView};
-use h1_parse::{Expect, Method, RequestHead, TransferEncoding, Version};
+use h1_encode::{DateLine, Exchange, Framing, ResponseWriter};
+use h1_parse::{Expect, Method, RequestHead, Version};
 
 use crate::body::{BodyDecoder, Decoded};
 use crate::config::Config;
+use crate::conn::{Conn, Role, Server};
+use crate::date::Dates;
 use crate::error::{Error, SendError};
-use crate::event::Event;
-use crate::output::{discard_written, head_writer_wrapper, write_body, After};
-use crate::reader::{receive_methods, HeadStep, Reader};
-use crate::state::{RecvInput, RecvState, SendInput, SendState};
+use crate::event::{Pause, ServerEvent};
+use crate::outgoing::{OutgoingResponse, Plan, Sent};
+use crate::reader::HeadStep;
+use crate::state::{Continue, InFlight, Recv, RecvInput, Send, SendInput, Switch};
 use crate::Closing;
+
+/// The server role of one connection: fed received bytes, it yields
+/// requests as [`ServerEvent`]s; told the responses, it encodes them into
+/// its output buffer, in request order.
+///
+/// # The calling protocol
+///
+/// ```text
+/// loop:
+///     match conn.next_event():
+///         Request(req)   -> answer now, or later (up to the pipelining
+///                           depth): conn.respond(...) / respond_with(...)
+///         Data(span)     -> body bytes: conn.received()[span]
+///         Trailers(n)    -> conn.trailers()
+///         End            -> the request is complete
+///         NeedMore       -> write conn.out(), read into conn.read_buf(),
+///                           conn.filled(n) (n = 0: conn.eof())
+///         Paused(why)    -> finish a response (or, for OutputFull, write
+///                           conn.out())
+///         Switch(span)   -> write conn.out(), hand the socket over
+///         Error(e)       -> nothing to do: the answer is queued
+///         Closed         -> write conn.out(), then act on conn.closing()
+/// ```
+///
+/// Responses: [`respond`](Self::respond) returns an [`OutgoingResponse`] (an
+/// [`h1_encode::ResponseWriter`] whose framing the connection decided from
+/// the request: HEAD, CONNECT, HTTP/1.0, keep-alive); after its
+/// [`finish`](OutgoingResponse::finish), body bytes go through
+/// [`send_data`](Conn::send_data) and [`send_end`](Conn::send_end).
+/// [`respond_with`](Self::respond_with) does all of it for a body in hand.
+/// Responses are appended to [`out`](Conn::out) in request order; a batch
+/// of pipelined requests answered before the next read costs one write.
+/// Drivers call [`written`](Conn::written) after writing.
+///
+/// What the protocol requires without the caller's help is done by the
+/// connection: the `Date` line (under `std`, [`Config::send_date`]),
+/// `100 Continue` when a client waits for it and its body is asked for
+/// ([`Config::auto_continue`]), the answer to a request that failed, 417 to
+/// an unknown expectation ([`Config::refuse_unknown_expect`]), and
+/// `Connection: close` when the connection will not persist.
+///
+/// After every response [`closing`](Self::closing) says whether the
+/// connection stays open; once it says to close, no later byte is parsed.
+///
+/// ```
+/// use h1_conn::{ServerConn, ServerEvent};
+///
+/// let mut conn = ServerConn::default();
+/// conn.feed(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+/// let mut targets = Vec::new();
+/// loop {
+///     match conn.next_event() {
+///         ServerEvent::Request(req) => {
+///             targets.push(req.head.target.slice(conn.received()).to_vec());
+///             conn.respond_with(200, [("Content-Type", "text/plain")], b"hi")?;
+///         }
+///         ServerEvent::Data(_) | ServerEvent::End | ServerEvent::Trailers(_) => {}
+///         ServerEvent::NeedMore => break,
+///         other => panic!("{other:?}"),
+///     }
+/// }
+/// assert_eq!(targets, [b"/a".to_vec(), b"/b".to_vec()]);
+/// let out = conn.out();
+/// assert_eq!(out.windows(15).filter(|w| w == b"HTTP/1.1 200 OK").count(), 2);
+/// # Ok::<(), h1_conn::SendError>(())
+/// ```
+pub type ServerConn = Conn<Server>;
 
 /// A request head, with what the connection decided from it.
 ///
 /// Spans (in [`head`](Self::head)) point into
-/// [`ServerConn::received`]; the fields are [`ServerConn::fields`].
+/// [`received`](Conn::received); the fields are [`fields`](Conn::fields).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Request {
@@ -27,14 +92,7 @@ pub struct Request {
     pub head: RequestHead,
     /// How the body is delimited (RFC 9112 §6.3): `Empty`, `Length` or
     /// `Chunked`.
-    pub body: Framing,
-    /// The client sent `Expect: 100-continue` (HTTP/1.1 only; ignored in
-    /// HTTP/1.0, RFC 9110 §10.1.1) and may wait for
-    /// [`ServerConn::send_continue`] before sending the body.
-    pub expect_continue: bool,
-    /// `Expect` holds something other than `100-continue`: a server
-    /// answers 417 (RFC 9110 §10.1.1). HTTP/1.1 only.
-    pub expect_other: bool,
+    pub framing: Framing,
     /// The client asks to upgrade: HTTP/1.1, an `Upgrade` field and
     /// `Connection: upgrade` (RFC 9110 §7.8). Answer 101 to switch, or any
     /// other status to stay on HTTP/1.1.
@@ -54,211 +112,49 @@ impl Request {
     pub fn version(&self) -> Version {
         self.head.version
     }
-}
 
-/// A request waiting for its response.
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    version: h1_encode::Version,
-    /// The request's method is HEAD.
-    head_method: bool,
-    connect: bool,
-    upgrade: bool,
-    persistent: bool,
-    expect: bool,
-    continue_sent: bool,
-    body_done: bool,
-    /// The request failed: the connection answers this status itself.
-    error: Option<u16>,
-}
-
-impl Slot {
-    const fn failed(status: u16) -> Slot {
-        Slot {
-            version: h1_encode::Version::Http11,
-            head_method: false,
-            connect: false,
-            upgrade: false,
-            persistent: false,
-            expect: false,
-            continue_sent: false,
-            body_done: true,
-            error: Some(status),
+    /// What the client expects (RFC 9110 §10.1.1): `Expect::Continue` when
+    /// it may wait for `100 Continue` before sending its body (which the
+    /// connection sends by itself, see [`Config::auto_continue`]);
+    /// `Expect::Other` reaches the caller only with
+    /// [`Config::refuse_unknown_expect`] off. Always `Expect::None` for
+    /// HTTP/1.0, which has no expectations.
+    pub fn expect(&self) -> Expect {
+        match self.head.version {
+            Version::Http11 => self.head.facts.expect,
+            Version::Http10 => Expect::None,
         }
     }
 }
 
-/// Everything but the output buffer, so an [`OutgoingResponse`] can borrow both.
-#[derive(Debug)]
-struct Inner {
-    rx: Reader,
-    recv: RecvState,
-    send: SendState,
-    slots: VecDeque<Slot>,
-    /// The body writer of the response in progress.
-    body: Option<BodyWriter>,
-    /// Whether the response in progress closes the connection / switches.
-    body_close: bool,
-    date: Option<DateLine>,
-    /// The server asked to close.
-    closing: bool,
-    /// What follows the request being received (its `switch`: it asked
-    /// to switch protocols).
-    reading: After,
-    /// The answer to the request being received, when it asked to switch
-    /// and was answered before its end was reported: switched or not.
-    decided: Option<bool>,
-    /// A failed request waits for the connection's own answer (so the
-    /// common path checks one flag, not the queue).
-    error_owed: bool,
-}
+impl Role for Server {
+    type Event = ServerEvent;
 
-/// The server role of one connection: fed received bytes, it yields
-/// requests as [`Event`]s; told the responses, it encodes them into its
-/// output buffer, in request order.
-///
-/// # The calling protocol
-///
-/// ```text
-/// loop:
-///     match conn.next_event():
-///         Head(request)  -> start answering now, or later (up to the
-///                           pipelining depth): conn.respond(...)
-///         Data(span)     -> body bytes: conn.received()[span]
-///         Trailers(n)    -> conn.trailers()
-///         End            -> the request is complete
-///         NeedMore       -> write conn.out(), read into conn.read_buf(),
-///                           conn.filled(n) (n = 0: conn.eof())
-///         Paused         -> finish a response, or write conn.out()
-///         Switch(span)   -> write conn.out(), hand the socket over
-///         Error(e)       -> nothing to do: the answer is queued
-///         Closed         -> write conn.out(), then act on conn.closing()
-/// ```
-///
-/// Responses: [`respond`](Self::respond) returns an [`OutgoingResponse`] (an
-/// [`h1_encode::ResponseWriter`] whose framing the connection decided from
-/// the request: HEAD, CONNECT, HTTP/1.0, keep-alive); after its
-/// [`finish`](OutgoingResponse::finish), body bytes go through
-/// [`send_data`](Self::send_data) and [`send_end`](Self::send_end).
-/// [`respond_with`](Self::respond_with) does all of it for a body in
-/// hand. Responses are appended to [`out`](Self::out) in request order; a
-/// batch of pipelined requests answered before the next read costs one
-/// write. Drivers call [`written`](Self::written) after writing.
-///
-/// After every response [`closing`](Self::closing) says whether the
-/// connection stays open; once it says to close, no later byte is parsed.
-///
-/// ```
-/// use h1_conn::{Framing, Event, ServerConn};
-///
-/// let mut conn = ServerConn::default();
-/// conn.feed(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
-/// let mut targets = Vec::new();
-/// loop {
-///     match conn.next_event() {
-///         Event::Head(req) => {
-///             targets.push(req.head.target.slice(conn.received()).to_vec());
-///             conn.respond_with(200, [("Content-Type", "text/plain")], b"hi")?;
-///         }
-///         Event::Data(_) | Event::End | Event::Trailers(_) => {}
-///         Event::NeedMore => break,
-///         other => panic!("{other:?}"),
-///     }
-/// }
-/// assert_eq!(targets, [b"/a".to_vec(), b"/b".to_vec()]);
-/// let out = conn.out();
-/// assert_eq!(out.windows(15).filter(|w| w == b"HTTP/1.1 200 OK").count(), 2);
-/// # Ok::<(), h1_conn::SendError>(())
-/// ```
-#[derive(Debug)]
-pub struct ServerConn {
-    out: Vec<u8>,
-    inner: Inner,
-}
+    #[inline]
+    fn next_event(conn: &mut ServerConn) -> ServerEvent {
+        conn.poll()
+    }
 
-impl Default for ServerConn {
-    fn default() -> ServerConn {
-        ServerConn::new(Config::default())
+    fn out_capacity(config: &Config) -> usize {
+        config.read_buf_len.clamp(512, 64 * 1024)
+    }
+
+    #[inline]
+    fn body_sent(conn: &mut ServerConn, close: bool, asked: bool) {
+        // A response with a body never switches: for a request that asked,
+        // it declines.
+        conn.m.response_done(close, false, asked);
+        conn.settle();
     }
 }
 
-impl ServerConn {
-    /// A connection with `config`. Allocates its buffers now (receive
-    /// buffer, field storage, the queue of unanswered requests); nothing
-    /// per request after that once the output buffer has grown.
-    pub fn new(config: Config) -> ServerConn {
-        // The queue grows on demand past this; a huge depth ("no limit")
-        // must not reserve it up front.
-        let depth = config.max_unanswered.clamp(1, 1024);
-        ServerConn {
-            out: Vec::with_capacity(config.read_buf_len.clamp(512, 64 * 1024)),
-            inner: Inner {
-                recv: RecvState::Head,
-                send: SendState::Idle,
-                slots: VecDeque::with_capacity(depth + 1),
-                body: None,
-                body_close: false,
-                date: None,
-                closing: false,
-                reading: After {
-                    persistent: false,
-                    switch: false,
-                },
-                decided: None,
-                error_owed: false,
-                rx: Reader::new(config),
-            },
-        }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.inner.rx.config
-    }
-
-    /// The receiving side's state.
-    pub fn recv_state(&self) -> RecvState {
-        self.inner.recv
-    }
-
-    /// The sending side's state.
-    pub fn send_state(&self) -> SendState {
-        self.inner.send
-    }
-
-    // --- input ---
-
-    receive_methods!();
-
-    /// The next event. Never blocks and never reads: see [`Event`].
-    pub fn next_event(&mut self) -> Event<Request> {
-        self.settle();
-        let event = self.inner.next_event(self.out.len());
-        self.settle();
-        event
-    }
-
-    // --- output ---
-
-    /// The bytes to write to the peer. Call [`written`](Self::written) with
-    /// how many were written.
-    pub fn out(&mut self) -> &[u8] {
-        self.settle();
-        &self.out
-    }
-
-    /// Drops the first `n` bytes of [`out`](Self::out) (written). The
-    /// buffer keeps its capacity.
-    pub fn written(&mut self, n: usize) {
-        discard_written(&mut self.out, n);
-    }
-
+impl Conn<Server> {
     /// Sets the `Date` every response from now on carries (RFC 9110
-    /// §6.6.1); a server with a clock sets it once a second, e.g. from
-    /// h1-encode's `DateCache`. Without one, responses carry no `Date` (a
-    /// server without a clock).
+    /// §6.6.1), replacing the connection's own clock ([`Config::send_date`]):
+    /// a server that keeps one `DateCache` for many connections, a test
+    /// with a fixed date, or a server without `std` that has a clock.
     pub fn set_date(&mut self, date: DateLine) {
-        self.inner.date = Some(date);
+        self.dates = Dates::Set(date);
     }
 
     /// Asks to close: no further request is read, and the last response
@@ -266,14 +162,12 @@ impl ServerConn {
     /// the last: the connection closes after it, although its head, already
     /// written, could not say so).
     pub fn close(&mut self) {
-        let i = &mut self.inner;
-        i.closing = true;
-        if i.send == SendState::Body && i.slots.len() <= 1 {
-            i.body_close = true;
+        self.settle();
+        self.m.keep_alive = false;
+        if matches!(self.m.send, Send::Body { .. }) && self.m.queue.len() <= 1 {
+            self.m.send(SendInput::Finish);
         }
-        if i.recv == RecvState::Head {
-            i.recv = i.recv.next(RecvInput::Close).unwrap_or(RecvState::Failed);
-        }
+        self.m.recv(RecvInput::Finish);
     }
 
     /// Starts the response to the oldest unanswered request.
@@ -290,39 +184,31 @@ impl ServerConn {
     /// a `101` to a request that also expected `100-continue` is preceded
     /// by the `100` if it was not sent (RFC 9110 §7.8; that `100` stays in
     /// the output even if the `101` is then dropped: it is a valid interim
-    /// response to the request either way).
+    /// response to the request either way). The `Date` line is added when
+    /// the fields bring none.
     pub fn respond(
         &mut self,
         status: u16,
-        body: Framing,
+        framing: Framing,
     ) -> Result<OutgoingResponse<'_>, SendError> {
         self.settle();
-        let (ex, switch, asked) = self.inner.exchange(status)?;
-        if status == 101 {
+        let (ex, plan) = self.plan(status)?;
+        if status == 101 && plan.flight.expect == Continue::Owed {
             // RFC 9110 §7.8: a server that received both Upgrade and
             // `Expect: 100-continue` MUST send 100 before 101.
-            if let Some(slot) = self.inner.slots.front_mut() {
-                if slot.expect && !slot.continue_sent {
-                    let interim = Exchange::new(ex.version);
-                    let _interim_head =
-                        ResponseWriter::start(&mut self.out, 100, &interim, Framing::Empty)?
-                            .finish()?;
-                    slot.continue_sent = true;
-                }
-            }
+            self.write_continue()?;
         }
-        let mut w = ResponseWriter::start(&mut self.out, status, &ex, body)?;
-        if status >= 200 {
-            if let Some(date) = &self.inner.date {
-                w.date(date);
-            }
-        }
+        let w = ResponseWriter::start(&mut self.out, status, &ex, framing)?;
+        let date = if status >= 200 {
+            self.dates.line()
+        } else {
+            None
+        };
         Ok(OutgoingResponse {
             w,
-            inner: &mut self.inner,
-            status,
-            switch,
-            asked,
+            m: &mut self.m,
+            date,
+            plan,
         })
     }
 
@@ -341,7 +227,7 @@ impl ServerConn {
         V: AsRef<[u8]>,
     {
         let tunnel =
-            self.inner.slots.front().is_some_and(|s| s.connect) && (200..300).contains(&status);
+            self.m.queue.front().is_some_and(|f| f.connect) && (200..300).contains(&status);
         let stated = if body.is_empty() && (matches!(status, 204 | 304) || tunnel) || status < 200 {
             Framing::Empty
         } else {
@@ -353,437 +239,362 @@ impl ServerConn {
             self.send_data(body)?;
             self.send_end()?;
         }
+        self.settle();
         Ok(())
     }
 
-    /// Writes `100 Continue` for the request being received, which asked
-    /// for it and whose body has not arrived (RFC 9110 §10.1.1). Only
-    /// when all earlier responses are done (responses stay in order).
-    pub fn send_continue(&mut self) -> Result<(), SendError> {
+    /// Writes `100 Continue` now for the request being received, if it
+    /// asked for it, its body has not arrived, the `100` was not sent, and
+    /// every earlier response is done (responses stay in order). Returns
+    /// whether it was written; `Ok(false)` in every other case, so calling
+    /// it for any request is safe. With [`Config::auto_continue`] (the
+    /// default) the connection writes it by itself when the body is asked
+    /// for; this sends it earlier.
+    pub fn send_continue(&mut self) -> Result<bool, SendError> {
         self.settle();
-        match self.inner.slots.front() {
-            Some(s) if s.expect && !s.continue_sent && !s.body_done && s.error.is_none() => {}
-            Some(_) => return Err(SendError::NotExpected),
-            None => return Err(SendError::NoRequest),
+        if !self.continue_due() {
+            return Ok(false);
         }
-        self.respond(100, Framing::Empty)?.finish().map(|_| ())
+        self.write_continue()?;
+        Ok(true)
     }
 
-    /// Appends body bytes of the response in progress.
-    pub fn send_data(&mut self, data: &[u8]) -> Result<(), SendError> {
-        write_body(&mut self.inner.body, &mut self.out, data)
-    }
-
-    /// Ends the body of the response in progress (the last chunk when
-    /// chunked).
-    pub fn send_end(&mut self) -> Result<(), SendError> {
-        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
-        body.finish(&mut self.out)?;
-        self.inner.body_ended();
-        self.settle();
-        Ok(())
-    }
-
-    /// Ends a chunked body with a trailer section.
-    pub fn send_end_with_trailers<I, N, V>(&mut self, trailers: I) -> Result<(), SendError>
-    where
-        I: IntoIterator<Item = (N, V)>,
-        N: AsRef<[u8]>,
-        V: AsRef<[u8]>,
-    {
-        let body = self.inner.body.as_mut().ok_or(SendError::NoMessage)?;
-        body.finish_with_trailers(&mut self.out, trailers)?;
-        self.inner.body_ended();
-        self.settle();
-        Ok(())
-    }
-
-    /// What to do with the socket once [`out`](Self::out) is written.
+    /// What to do with the socket once [`out`](Conn::out) is written.
     pub fn closing(&self) -> Closing {
-        let i = &self.inner;
-        let done = matches!(i.recv, RecvState::Closed | RecvState::Failed)
-            && i.slots.is_empty()
-            && i.send != SendState::Body;
+        let done = matches!(self.m.recv, Recv::Closed | Recv::Failed { answer: None })
+            && self.m.queue.is_empty()
+            && !matches!(self.m.send, Send::Body { .. });
         if !done {
             return Closing::Open;
         }
-        if i.rx.eof {
+        if self.rx.eof {
             Closing::Close
         } else {
             Closing::Linger {
-                bytes: i.rx.config.linger_bytes,
-                time: i.rx.config.linger_time,
+                bytes: self.rx.config.linger_bytes,
+                time: self.rx.config.linger_time,
             }
         }
     }
 
-    /// How many requests have been received and not yet answered.
+    /// How many requests have been received and not yet answered (a failed
+    /// one whose answer is not written yet counts).
     pub fn unanswered(&self) -> usize {
-        self.inner.slots.len()
+        self.m.queue.len() + usize::from(self.m.answer_owed().is_some())
+    }
+
+    /// The encoder's facts for a response with `status` to the oldest
+    /// unanswered request, and what the connection decided about it.
+    fn plan(&self, status: u16) -> Result<(Exchange, Plan), SendError> {
+        match self.m.send {
+            Send::Idle => {}
+            Send::Body { .. } => return Err(SendError::InProgress),
+            Send::Closed | Send::Switched => return Err(SendError::Closed),
+        }
+        let flight = *self.m.queue.front().ok_or(SendError::NoRequest)?;
+        if status == 101 && !flight.upgrade {
+            return Err(SendError::NotUpgradable);
+        }
+        let switch = status == 101 || (flight.connect && (200..300).contains(&status));
+        let body_done = self.body_done(&flight);
+        if switch && !body_done {
+            return Err(SendError::BodyPending);
+        }
+        if status == 100 && (flight.expect != Continue::Owed || body_done) {
+            return Err(SendError::NotExpected);
+        }
+        // `close()` puts `Connection: close` on the last response owed.
+        let last = !self.m.keep_alive && self.m.queue.len() == 1;
+        let close = !switch && (!flight.persistent || !body_done || last);
+        let ex = Exchange::new(flight.version)
+            .head(flight.head)
+            .connect(flight.connect)
+            .close(close)
+            .clock(self.dates.line().is_some());
+        Ok((
+            ex,
+            Plan {
+                status,
+                switch,
+                flight,
+            },
+        ))
+    }
+
+    /// Whether the body of the oldest request has arrived whole: its end
+    /// was reported, or the decoder has all of it and `End` is merely not
+    /// reported yet.
+    fn body_done(&self, flight: &InFlight) -> bool {
+        flight.body_done
+            || (self.m.queue.len() == 1
+                && matches!(&self.m.recv, Recv::Body { decoder, .. } if decoder.is_done()))
+    }
+
+    /// Whether a `100 Continue` is owed and may be written now: the
+    /// request being read asked for it, it is its turn, and none of its
+    /// body has arrived (a client that started sending has stopped waiting;
+    /// RFC 9110 §10.1.1 lets the server omit the 100 then).
+    fn continue_due(&self) -> bool {
+        let Recv::Body { decoder, .. } = &self.m.recv else {
+            return false;
+        };
+        matches!(self.m.send, Send::Idle)
+            && self.m.queue.len() == 1
+            && self.m.queue[0].expect == Continue::Owed
+            && !self.m.queue[0].body_done
+            && decoder.received() == 0
+            && !decoder.is_done()
+            && self.rx.buf.unconsumed().is_empty()
+    }
+
+    fn write_continue(&mut self) -> Result<(), SendError> {
+        let Some(flight) = self.m.queue.front_mut() else {
+            return Err(SendError::NoRequest);
+        };
+        let ex = Exchange::new(flight.version);
+        let _interim = ResponseWriter::start(&mut self.out, 100, &ex, Framing::Empty)?.finish()?;
+        flight.expect = Continue::Sent;
+        self.m.send(SendInput::Interim);
+        Ok(())
+    }
+
+    #[inline]
+    fn poll(&mut self) -> ServerEvent {
+        self.settle();
+        match self.m.recv {
+            Recv::Head => self.read_head(),
+            Recv::Body { .. } => self.read_body(),
+            Recv::AwaitSwitch { .. } => ServerEvent::Paused(Pause::SwitchPending),
+            Recv::Switched => ServerEvent::Switch(self.rx.rest()),
+            Recv::Closed | Recv::Failed { .. } => self.closed_or_paused(),
+        }
+    }
+
+    fn closed_or_paused(&self) -> ServerEvent {
+        if self.m.queue.is_empty()
+            && !matches!(self.m.send, Send::Body { .. })
+            && self.m.answer_owed().is_none()
+        {
+            ServerEvent::Closed
+        } else {
+            ServerEvent::Paused(Pause::ResponsesOwed)
+        }
+    }
+
+    #[inline]
+    fn read_head(&mut self) -> ServerEvent {
+        let config = &self.rx.config;
+        if !self.out.is_empty() && self.out.len() >= config.max_buffered_output {
+            return ServerEvent::Paused(Pause::OutputFull);
+        }
+        if self.m.queue.len() >= config.max_unanswered.max(1) {
+            return ServerEvent::Paused(Pause::Unanswered);
+        }
+        if self.rx.buf.unconsumed().is_empty() {
+            if self.rx.eof {
+                self.m.recv(RecvInput::Eof { clean: true });
+                return self.closed_or_paused();
+            }
+            return ServerEvent::NeedMore;
+        }
+        let head: RequestHead = match self.rx.head() {
+            HeadStep::Head(head) => head,
+            HeadStep::NeedMore => return ServerEvent::NeedMore,
+            HeadStep::Fail(e) => return self.fail(e),
+        };
+        self.accept(head)
+    }
+
+    /// Decides what a complete request head means for the connection.
+    #[inline]
+    fn accept(&mut self, head: RequestHead) -> ServerEvent {
+        let framing = head.framing();
+        if let Framing::Length(n) = framing {
+            if n > self.rx.config.max_body_len {
+                return self.fail(Error::BodyTooLarge);
+            }
+        }
+        let method = head.method_kind;
+        // RFC 9110 §9.3.6: a CONNECT request has no content; what follows
+        // its head is the tunnel's. Framing one would make this server and
+        // a peer that follows the RFC disagree about where the tunnel
+        // starts.
+        if method == Method::Connect && !matches!(framing, Framing::Empty | Framing::Length(0)) {
+            return self.fail(Error::ContentInConnect);
+        }
+        let f = &head.facts;
+        let v11 = head.version == Version::Http11;
+        let expect = if v11 { f.expect } else { Expect::None };
+        if expect == Expect::Other && self.rx.config.refuse_unknown_expect {
+            return self.fail(Error::ExpectationFailed);
+        }
+        let persistent = !f.connection.close() && (v11 || f.connection.keep_alive());
+        let upgrade = v11 && f.upgrade && f.connection.upgrade();
+        let flight = InFlight {
+            version: head.version,
+            head: method == Method::Head,
+            connect: method == Method::Connect,
+            upgrade,
+            persistent,
+            expect: if expect == Expect::Continue {
+                Continue::Owed
+            } else {
+                Continue::No
+            },
+            body_done: matches!(framing, Framing::Empty | Framing::Length(0)),
+        };
+        self.m.queue.push_back(flight);
+        self.m.recv(RecvInput::Head {
+            decoder: BodyDecoder::new(framing),
+            persistent,
+            switch: if flight.asks_switch() {
+                Switch::Asked
+            } else {
+                Switch::No
+            },
+        });
+        ServerEvent::Request(Request {
+            head,
+            framing,
+            upgrade,
+            persistent,
+        })
+    }
+
+    fn read_body(&mut self) -> ServerEvent {
+        let Recv::Body { decoder, .. } = &mut self.m.recv else {
+            return ServerEvent::NeedMore;
+        };
+        match self.rx.body(decoder) {
+            Err(e) => self.fail(e),
+            Ok(Decoded::Data(span)) => ServerEvent::Data(span),
+            Ok(Decoded::Trailers(n)) => ServerEvent::Trailers(n),
+            Ok(Decoded::NeedMore) => {
+                // The caller asks for the body: a client waiting for
+                // `100 Continue` is told to send it.
+                if self.rx.config.auto_continue && self.continue_due() {
+                    // A 100 head always encodes.
+                    let _ = self.write_continue();
+                }
+                ServerEvent::NeedMore
+            }
+            Ok(Decoded::End) => {
+                // The newest request is this one, unless it was already
+                // answered (and so every earlier one too).
+                if let Some(flight) = self.m.queue.back_mut() {
+                    flight.body_done = true;
+                }
+                self.m.recv(RecvInput::End);
+                ServerEvent::End
+            }
+        }
+    }
+
+    /// The client sent something that cannot be processed: stop reading
+    /// and queue the answer.
+    #[cold]
+    fn fail(&mut self, e: Error) -> ServerEvent {
+        let reading_body = matches!(self.m.recv, Recv::Body { .. });
+        // The request whose body failed is the newest; it can still be
+        // answered with the error unless its response has begun.
+        let started = reading_body && self.m.queue.len() == 1 && !matches!(self.m.send, Send::Idle);
+        if reading_body && !started {
+            self.m.queue.pop_back();
+        }
+        let answer = if started {
+            // Its response is under way: it ends the connection.
+            self.m.keep_alive = false;
+            self.m.send(SendInput::Finish);
+            None
+        } else {
+            e.status()
+        };
+        self.m.recv(match e {
+            Error::UnexpectedEof => RecvInput::Eof { clean: false },
+            _ => RecvInput::Error { answer },
+        });
+        self.settle();
+        ServerEvent::Error(e)
     }
 
     /// Writes the connection's own answer to a failed request once it is
     /// that request's turn.
     #[inline]
     fn settle(&mut self) {
-        if self.inner.error_owed {
-            self.answer_error();
+        if let Some(status) = self.m.answer_owed() {
+            if self.m.queue.is_empty() && matches!(self.m.send, Send::Idle) {
+                self.answer(status);
+            }
         }
     }
 
     #[cold]
-    #[inline(never)]
-    fn answer_error(&mut self) {
-        let i = &mut self.inner;
-        let Some(status) = i.slots.front().and_then(|s| s.error) else {
-            return;
-        };
-        if i.send != SendState::Idle {
-            return;
-        }
-        let ex = Exchange::new(h1_encode::Version::Http11)
+    fn answer(&mut self, status: u16) {
+        let date = self.dates.line();
+        let ex = Exchange::new(Version::Http11)
             .close(true)
-            .clock(i.date.is_some());
+            .clock(date.is_some());
         // An error status is always 4xx/5xx and the body empty: the
         // encoder cannot refuse this head.
         if let Ok(mut w) = ResponseWriter::start(&mut self.out, status, &ex, Framing::Empty) {
-            if let Some(date) = &i.date {
+            if let Some(date) = date {
                 w.date(date);
             }
             let _ = w.finish();
         }
-        i.slots.clear();
-        i.error_owed = false;
-        i.send = i
-            .send
-            .next(SendInput::ErrorAnswer)
-            .unwrap_or(SendState::Closed);
-        i.recv = i.recv.next(RecvInput::Close).unwrap_or(RecvState::Failed);
+        self.m.recv(RecvInput::Answered);
+        self.m.send(SendInput::Answer);
     }
-}
-
-/// A response head being written (see [`ServerConn::respond`]). Derefs to
-/// the encoder's [`ResponseWriter`] for the fields; [`finish`](Self::finish)
-/// ends the head. Dropped without finishing, it leaves nothing behind.
-#[must_use = "a response head does nothing until finished"]
-pub struct OutgoingResponse<'c> {
-    w: ResponseWriter<'c, Vec<u8>>,
-    inner: &'c mut Inner,
-    status: u16,
-    switch: bool,
-    /// The request asked to switch (Upgrade, CONNECT).
-    asked: bool,
-}
-
-head_writer_wrapper!(OutgoingResponse, ResponseWriter);
-
-/// What a finished head decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct Sent {
-    /// Body bytes follow: write them with `send_data` and end them with
-    /// `send_end` (false for HEAD, 1xx, 204, 304, `Content-Length: 0`, a
-    /// switch).
-    pub body: bool,
-    /// The connection closes after this message (the head says
-    /// `Connection: close`, or the body is delimited by the close).
-    pub close: bool,
 }
 
 impl OutgoingResponse<'_> {
     /// Ends the head. When [`Sent::body`], write the body with
-    /// [`ServerConn::send_data`] and end it with [`ServerConn::send_end`].
-    pub fn finish(self) -> Result<Sent, SendError> {
+    /// [`send_data`](Conn::send_data) and end it with
+    /// [`send_end`](Conn::send_end).
+    pub fn finish(mut self) -> Result<Sent, SendError> {
+        if let Some(date) = self.date {
+            if !self.w.has_date() {
+                self.w.date(date);
+            }
+        }
         let head = self.w.finish()?;
-        let i = self.inner;
-        if self.status < 200 && !self.switch {
-            if self.status == 100 {
-                if let Some(s) = i.slots.front_mut() {
-                    s.continue_sent = true;
+        let m = self.m;
+        let plan = self.plan;
+        if plan.status < 200 && !plan.switch {
+            if plan.status == 100 {
+                if let Some(f) = m.queue.front_mut() {
+                    f.expect = Continue::Sent;
                 }
             }
-            i.send = i
-                .send
-                .next(SendInput::Interim)
-                .ok_or(SendError::InProgress)?;
+            m.send(SendInput::Interim);
             return Ok(Sent {
                 body: false,
                 close: false,
             });
         }
         // `Content-Length: 0` has no body to write either.
-        let body = head.body.wants_data();
-        let input = SendInput::Head {
-            body: body && !self.switch,
-            close: head.close,
-            switch: self.switch,
-        };
-        i.send = i.send.next(input).ok_or(SendError::InProgress)?;
-        i.body_close = head.close;
-        if head.close {
+        let body = head.body.wants_data() && !plan.switch;
+        let close = head.close;
+        let asked = plan.flight.asks_switch();
+        m.send(SendInput::Head {
+            body: body.then_some(head.body),
+            close,
+            switch: plan.switch,
+            asked,
+        });
+        if close {
             // RFC 9112 §9.6: after a response that closes, no further
             // request is processed; stop reading now, not when it ends.
-            i.closing = true;
-            if i.recv == RecvState::Head {
-                i.recv = i.recv.next(RecvInput::Close).unwrap_or(RecvState::Failed);
-            }
+            m.keep_alive = false;
+            m.recv(RecvInput::Finish);
         }
-        let sent = Sent {
-            body: i.send == SendState::Body,
-            close: head.close,
-        };
-        if sent.body {
-            i.body = Some(head.body);
-        } else {
-            i.response_done(head.close, self.switch, self.asked);
+        if !body {
+            // The response is complete. An answer to a failed request
+            // queued behind it is written by the connection's next call
+            // (`next_event`, `respond`): the head writer holds the output
+            // buffer only until here.
+            m.response_done(close, plan.switch, asked);
         }
-        Ok(sent)
-    }
-}
-
-impl Inner {
-    /// The encoder's facts for a response with `status` to the oldest
-    /// unanswered request, whether it switches protocols, and whether the
-    /// request asked to.
-    fn exchange(&self, status: u16) -> Result<(Exchange, bool, bool), SendError> {
-        match self.send {
-            SendState::Idle => {}
-            SendState::Body => return Err(SendError::InProgress),
-            SendState::Closed | SendState::Switched => return Err(SendError::Closed),
-        }
-        let slot = match self.slots.front() {
-            Some(s) if s.error.is_none() => s,
-            _ => return Err(SendError::NoRequest),
-        };
-        if status == 101 && !slot.upgrade {
-            return Err(SendError::NotUpgradable);
-        }
-        let switch = status == 101 || (slot.connect && (200..300).contains(&status));
-        // The body has arrived when its end was reported, or when the
-        // decoder has all of it and `End` is merely not reported yet.
-        let reading_it = self.slots.len() == 1 && self.recv == RecvState::Body;
-        let body_done = slot.body_done || (reading_it && self.rx.decoder.is_done());
-        if switch && !body_done {
-            // The switch takes effect after the request (RFC 9110 §7.8).
-            return Err(SendError::NotUpgradable);
-        }
-        if status == 100 && (!slot.expect || slot.continue_sent || body_done) {
-            return Err(SendError::NotExpected);
-        }
-        // `close()` puts `Connection: close` on the last response owed.
-        let last = self.closing && self.slots.len() == 1;
-        let close = !switch && (!slot.persistent || !body_done || last);
-        let ex = Exchange::new(slot.version)
-            .head(slot.head_method)
-            .connect(slot.connect)
-            .close(close)
-            .clock(self.date.is_some());
-        Ok((ex, switch, slot.upgrade || slot.connect))
-    }
-
-    fn body_ended(&mut self) {
-        self.body = None;
-        let close = self.body_close;
-        self.send = self
-            .send
-            .next(SendInput::End { close })
-            .unwrap_or(SendState::Closed);
-        // A response with a body never switches: for a request that asked,
-        // it declines.
-        let asked = self.slots.front().is_some_and(|s| s.upgrade || s.connect);
-        self.response_done(close, false, asked);
-    }
-
-    /// The final response to the oldest request is complete. `asked`: that
-    /// request asked to switch, so this response decided the switch.
-    fn response_done(&mut self, close: bool, switched: bool, asked: bool) {
-        self.slots.pop_front();
-        if asked {
-            match self.recv {
-                // The reader waits on this very request.
-                RecvState::AwaitSwitch => {
-                    self.recv = self
-                        .recv
-                        .next(RecvInput::SwitchDecided { switched })
-                        .unwrap_or(RecvState::Failed);
-                    if !switched && (!self.reading.persistent || self.closing) {
-                        self.recv = self
-                            .recv
-                            .next(RecvInput::Close)
-                            .unwrap_or(RecvState::Failed);
-                    }
-                }
-                // Answered before its end was reported: `End` applies it.
-                RecvState::Body => self.decided = Some(switched),
-                _ => {}
-            }
-        }
-        if switched {
-            self.slots.clear();
-            return;
-        }
-        if close {
-            self.recv = self
-                .recv
-                .next(RecvInput::Close)
-                .unwrap_or(RecvState::Failed);
-            // Requests read ahead are dropped unanswered: the connection
-            // ends with this response.
-            self.slots.clear();
-        }
-    }
-
-    fn next_event(&mut self, buffered: usize) -> Event<Request> {
-        match self.recv {
-            RecvState::Head if buffered > 0 && buffered >= self.rx.config.max_buffered_output => {
-                Event::Paused
-            }
-            RecvState::Head => self.read_head(),
-            RecvState::Body => self.read_body(),
-            RecvState::AwaitSwitch => Event::Paused,
-            RecvState::Switched => Event::Switch(self.rx.rest()),
-            RecvState::Failed | RecvState::Closed => self.closed_or_paused(),
-        }
-    }
-
-    fn closed_or_paused(&self) -> Event<Request> {
-        if self.slots.is_empty() && self.send != SendState::Body {
-            Event::Closed
-        } else {
-            Event::Paused
-        }
-    }
-
-    fn read_head(&mut self) -> Event<Request> {
-        if self.slots.len() >= self.rx.config.max_unanswered.max(1) {
-            return Event::Paused;
-        }
-        if self.rx.buf.unconsumed().is_empty() {
-            if self.rx.eof {
-                self.recv = self
-                    .recv
-                    .next(RecvInput::Eof { clean: true })
-                    .unwrap_or(RecvState::Failed);
-                return self.closed_or_paused();
-            }
-            return Event::NeedMore;
-        }
-        let head: RequestHead = match self.rx.head() {
-            HeadStep::Head(head) => head,
-            HeadStep::NeedMore => return Event::NeedMore,
-            HeadStep::Fail(e) => return self.fail(e),
-        };
-        let f = &head.facts;
-        let v11 = head.version == Version::Http11;
-        let persistent = !f.connection.close() && (v11 || f.connection.keep_alive());
-        let body = match (f.transfer_encoding, f.content_length) {
-            (TransferEncoding::Chunked, _) => Framing::Chunked,
-            (_, Some(n)) => Framing::Length(n),
-            (_, None) => Framing::Empty,
-        };
-        if let Framing::Length(n) = body {
-            if n > self.rx.config.max_body_len {
-                return self.fail(Error::BodyTooLarge);
-            }
-        }
-        // RFC 9110 §9.3.6: a CONNECT request has no content; what follows
-        // its head is the tunnel's. Framing one would make this server and
-        // a peer that follows the RFC disagree about where the tunnel
-        // starts.
-        if head.method_kind == Method::Connect
-            && !matches!(body, Framing::Empty | Framing::Length(0))
-        {
-            return self.fail(Error::ContentInConnect);
-        }
-        let request = Request {
-            head,
-            body,
-            expect_continue: v11 && f.expect == Expect::Continue,
-            expect_other: v11 && f.expect == Expect::Other,
-            upgrade: v11 && f.upgrade && f.connection.upgrade(),
-            persistent,
-        };
-        self.rx.decoder = BodyDecoder::new(body);
-        self.decided = None;
-        self.reading = After {
-            persistent,
-            switch: request.upgrade || head.method_kind == Method::Connect,
-        };
-        self.slots.push_back(Slot {
-            version: if v11 {
-                h1_encode::Version::Http11
-            } else {
-                h1_encode::Version::Http10
-            },
-            head_method: head.method_kind == Method::Head,
-            connect: head.method_kind == Method::Connect,
-            upgrade: request.upgrade,
-            persistent,
-            expect: request.expect_continue,
-            continue_sent: false,
-            body_done: matches!(body, Framing::Empty | Framing::Length(0)),
-            error: None,
-        });
-        self.recv = self.recv.next(RecvInput::Head).unwrap_or(RecvState::Failed);
-        Event::Head(request)
-    }
-
-    fn read_body(&mut self) -> Event<Request> {
-        match self.rx.body() {
-            Err(e) => self.fail(e),
-            Ok(Decoded::Data(span)) => Event::Data(span),
-            Ok(Decoded::Trailers(n)) => Event::Trailers(n),
-            Ok(Decoded::NeedMore) => Event::NeedMore,
-            Ok(Decoded::End) => {
-                // The newest slot is this request's, unless it was already
-                // answered (and so every earlier one too).
-                if let Some(slot) = self.slots.back_mut() {
-                    slot.body_done = true;
-                }
-                let After {
-                    persistent,
-                    switch: asked,
-                } = self.reading;
-                let decided = self.decided.take();
-                let input = RecvInput::End {
-                    persistent: persistent && !self.closing,
-                    switch: asked && decided != Some(false),
-                };
-                self.recv = self.recv.next(input).unwrap_or(RecvState::Failed);
-                if decided == Some(true) {
-                    self.recv = self
-                        .recv
-                        .next(RecvInput::SwitchDecided { switched: true })
-                        .unwrap_or(RecvState::Failed);
-                }
-                Event::End
-            }
-        }
-    }
-
-    /// The peer sent something that cannot be processed: stop reading and
-    /// queue the answer.
-    fn fail(&mut self, e: Error) -> Event<Request> {
-        let reading_body = self.recv == RecvState::Body;
-        let input = match e {
-            Error::UnexpectedEof => RecvInput::Eof { clean: false },
-            _ => RecvInput::Error,
-        };
-        self.recv = self.recv.next(input).unwrap_or(RecvState::Failed);
-        // The request whose body failed is the newest slot; it can still be
-        // answered with the error unless its response has begun.
-        let started = reading_body && self.slots.len() == 1 && self.send != SendState::Idle;
-        if reading_body && !started {
-            self.slots.pop_back();
-        }
-        if started {
-            // Its response is under way: it ends the connection.
-            self.closing = true;
-            self.body_close = true;
-        } else if e.is_answered() {
-            self.slots.push_back(Slot::failed(e.status()));
-            self.error_owed = true;
-        }
-        Event::Error(e)
+        Ok(Sent { body, close })
     }
 }

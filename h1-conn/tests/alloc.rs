@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use counting_alloc::{allocations, Counting};
-use h1_conn::{ClientConn, Config, Event, ServerConn};
+use h1_conn::{ClientConn, ClientEvent, Config, ServerConn, ServerEvent};
 use h1_encode::{DateLine, Framing, PreEncoded};
 
 #[global_allocator]
@@ -26,15 +26,15 @@ fn serve(conn: &mut ServerConn, server: &PreEncoded) -> (usize, usize) {
     let (mut body, mut answered) = (0, 0);
     loop {
         match conn.next_event() {
-            Event::Head(req) => {
+            ServerEvent::Request(req) => {
                 black_box(req.head.target.slice(conn.received()));
                 black_box(conn.fields().and_then(|f| f.get(b"host")));
             }
-            Event::Data(span) => body += span.len(),
-            Event::Trailers(_) => {
+            ServerEvent::Data(span) => body += span.len(),
+            ServerEvent::Trailers(_) => {
                 black_box(conn.trailers().and_then(|t| t.get(b"digest")));
             }
-            Event::End => {
+            ServerEvent::End => {
                 let mut r = conn.respond(200, Framing::Length(13)).expect("respond");
                 r.pre_encoded(server);
                 r.field(b"Content-Type", b"text/plain").expect("field");
@@ -43,7 +43,7 @@ fn serve(conn: &mut ServerConn, server: &PreEncoded) -> (usize, usize) {
                 conn.send_end().expect("end");
                 answered += 1;
             }
-            Event::NeedMore => return (body, answered),
+            ServerEvent::NeedMore => return (body, answered),
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -133,10 +133,10 @@ fn client_allocates_nothing_per_exchange() {
         let mut body = 0;
         loop {
             match conn.next_event() {
-                Event::Head(r) => assert_eq!(r.status(), 200),
-                Event::Data(s) => body += s.len(),
-                Event::End => {}
-                Event::NeedMore => break,
+                ClientEvent::Response(r) => assert_eq!(r.status(), 200),
+                ClientEvent::Data(s) => body += s.len(),
+                ClientEvent::End => {}
+                ClientEvent::NeedMore => break,
                 other => panic!("unexpected {other:?}"),
             }
         }

@@ -1,20 +1,20 @@
 //! The `bytes` feature: consumed bytes leave the receive buffer as `Bytes`
 //! without a copy, and the spans of earlier events index them.
 
-use h1_conn::{Event, ServerConn, SharedHeaders};
+use h1_conn::{ServerConn, ServerEvent, SharedHeaders};
 
 #[test]
 fn freeze_hands_out_the_received_bytes_without_a_copy() {
     let mut conn = ServerConn::default();
     conn.feed(b"POST /a HTTP/1.1\r\nHost: one\r\nContent-Length: 5\r\n\r\nhelloGET /b HTTP/1.1\r\nHost: two\r\n\r\n");
-    let Event::Head(req) = conn.next_event() else {
-        panic!("head")
+    let ServerEvent::Request(req) = conn.next_event() else {
+        panic!("request")
     };
     let entries = conn.field_entries().to_vec();
-    let Event::Data(body) = conn.next_event() else {
+    let ServerEvent::Data(body) = conn.next_event() else {
         panic!("data")
     };
-    assert_eq!(conn.next_event(), Event::End);
+    assert_eq!(conn.next_event(), ServerEvent::End);
     let origin = conn.received().as_ptr();
 
     let frozen = conn.freeze();
@@ -30,8 +30,8 @@ fn freeze_hands_out_the_received_bytes_without_a_copy() {
 
     // The next request, still in the buffer, parses from the new origin.
     conn.respond_with(200, [("x", "y")], b"").unwrap();
-    let Event::Head(next) = conn.next_event() else {
-        panic!("second head")
+    let ServerEvent::Request(next) = conn.next_event() else {
+        panic!("second request")
     };
     assert_eq!(next.head.target.slice(conn.received()), b"/b");
     assert_eq!(conn.fields().unwrap().get(b"host"), Some(&b"two"[..]));

@@ -1,13 +1,13 @@
 //! The client role: responses framed by the request they answer.
 
-use h1_conn::{ClientConn, Closing, Config, Error, Event, Framing, SendError};
+use h1_conn::{ClientConn, ClientEvent, Closing, Config, Error, Framing, SendError, ServerEvent};
 
-fn body_of(conn: &mut ClientConn) -> (Vec<u8>, Event<h1_conn::Response>) {
+fn body_of(conn: &mut ClientConn) -> (Vec<u8>, ClientEvent) {
     let mut body = Vec::new();
     loop {
         match conn.next_event() {
-            Event::Data(s) => body.extend_from_slice(s.slice(conn.received())),
-            Event::Trailers(_) => {}
+            ClientEvent::Data(s) => body.extend_from_slice(s.slice(conn.received())),
+            ClientEvent::Trailers(_) => {}
             e => return (body, e),
         }
     }
@@ -34,16 +34,16 @@ fn pipelined_responses_in_order_with_every_framing() {
     conn.feed(b"HTTP/1.1 204 No Content\r\n\r\n");
     let mut bodies = Vec::new();
     for _ in 0..4 {
-        let Event::Head(r) = conn.next_event() else {
+        let ClientEvent::Response(r) = conn.next_event() else {
             panic!()
         };
         assert!(r.persistent);
         let (b, end) = body_of(&mut conn);
-        assert_eq!(end, Event::End);
+        assert_eq!(end, ClientEvent::End);
         bodies.push(b);
     }
     assert_eq!(bodies, [b"abc".to_vec(), vec![], b"de".to_vec(), vec![]]);
-    assert_eq!(conn.next_event(), Event::NeedMore);
+    assert_eq!(conn.next_event(), ClientEvent::NeedMore);
     assert_eq!(conn.outstanding(), 0);
 }
 
@@ -61,18 +61,21 @@ fn a_body_without_length_runs_until_close() {
     let mut conn = ClientConn::default();
     get(&mut conn, b"GET");
     conn.feed(b"HTTP/1.1 200 OK\r\n\r\nsome bytes");
-    let Event::Head(r) = conn.next_event() else {
+    let ClientEvent::Response(r) = conn.next_event() else {
         panic!()
     };
-    assert_eq!(r.body, Framing::UntilClose);
+    assert_eq!(r.framing, Framing::UntilClose);
     assert!(!r.persistent);
     let (b, e) = body_of(&mut conn);
-    assert_eq!((b.as_slice(), e), (&b"some bytes"[..], Event::NeedMore));
+    assert_eq!(
+        (b.as_slice(), e),
+        (&b"some bytes"[..], ClientEvent::NeedMore)
+    );
     conn.feed(b" more");
     conn.eof();
     let (b, e) = body_of(&mut conn);
-    assert_eq!((b.as_slice(), e), (&b" more"[..], Event::End));
-    assert_eq!(conn.next_event(), Event::Closed);
+    assert_eq!((b.as_slice(), e), (&b" more"[..], ClientEvent::End));
+    assert_eq!(conn.next_event(), ClientEvent::Closed);
     assert_eq!(conn.closing(), Closing::Close);
 }
 
@@ -86,20 +89,20 @@ fn interim_responses_are_surfaced_then_the_final_one() {
     conn.send_data(b"hi").unwrap();
     conn.send_end().unwrap();
     conn.feed(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n");
-    let Event::Informational(r) = conn.next_event() else {
+    let ClientEvent::Interim(r) = conn.next_event() else {
         panic!()
     };
     assert_eq!(r.status(), 100);
-    let Event::Informational(r) = conn.next_event() else {
+    let ClientEvent::Interim(r) = conn.next_event() else {
         panic!()
     };
     assert_eq!(r.status(), 103);
     assert_eq!(conn.fields().unwrap().get(b"link"), Some(&b"</a>"[..]));
-    let Event::Head(r) = conn.next_event() else {
+    let ClientEvent::Response(r) = conn.next_event() else {
         panic!()
     };
     assert_eq!(r.status(), 201);
-    assert_eq!(conn.next_event(), Event::End);
+    assert_eq!(conn.next_event(), ClientEvent::End);
 }
 
 #[test]
@@ -108,13 +111,13 @@ fn connection_close_ends_reading() {
     get(&mut conn, b"GET");
     get(&mut conn, b"GET");
     conn.feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 1\r\n\r\nxHTTP/1.1 200 OK\r\n\r\n");
-    let Event::Head(r) = conn.next_event() else {
+    let ClientEvent::Response(r) = conn.next_event() else {
         panic!()
     };
     assert!(!r.persistent);
-    assert!(matches!(conn.next_event(), Event::Data(_)));
-    assert_eq!(conn.next_event(), Event::End);
-    assert_eq!(conn.next_event(), Event::Closed);
+    assert!(matches!(conn.next_event(), ClientEvent::Data(_)));
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    assert_eq!(conn.next_event(), ClientEvent::Closed);
 }
 
 #[test]
@@ -122,14 +125,14 @@ fn http10_responses_close_unless_keep_alive() {
     let mut conn = ClientConn::default();
     get(&mut conn, b"GET");
     conn.feed(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n");
-    let Event::Head(r) = conn.next_event() else {
+    let ClientEvent::Response(r) = conn.next_event() else {
         panic!()
     };
     assert!(!r.persistent);
     let mut conn = ClientConn::default();
     get(&mut conn, b"GET");
     conn.feed(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n");
-    let Event::Head(r) = conn.next_event() else {
+    let ClientEvent::Response(r) = conn.next_event() else {
         panic!()
     };
     assert!(r.persistent);
@@ -140,7 +143,10 @@ fn switching_needs_a_request_that_asked() {
     let mut conn = ClientConn::default();
     get(&mut conn, b"GET");
     conn.feed(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n");
-    assert_eq!(conn.next_event(), Event::Error(Error::UnexpectedStatus));
+    assert_eq!(
+        conn.next_event(),
+        ClientEvent::Error(Error::UnexpectedStatus)
+    );
 
     let mut conn = ClientConn::default();
     let mut r = conn
@@ -151,9 +157,9 @@ fn switching_needs_a_request_that_asked() {
     r.upgrade();
     r.finish().unwrap();
     conn.feed(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n\x81\x00");
-    assert!(matches!(conn.next_event(), Event::Head(_)));
-    assert_eq!(conn.next_event(), Event::End);
-    let Event::Switch(rest) = conn.next_event() else {
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    let ClientEvent::Switch(rest) = conn.next_event() else {
         panic!()
     };
     assert_eq!(rest.slice(conn.received()), b"\x81\x00");
@@ -172,12 +178,12 @@ fn a_2xx_to_connect_is_a_tunnel() {
     .finish()
     .unwrap();
     conn.feed(b"HTTP/1.1 200 Connection Established\r\nContent-Length: 5\r\n\r\n\x16\x03");
-    let Event::Head(r) = conn.next_event() else {
+    let ClientEvent::Response(r) = conn.next_event() else {
         panic!()
     };
-    assert_eq!(r.body, Framing::Empty);
-    assert_eq!(conn.next_event(), Event::End);
-    let Event::Switch(rest) = conn.next_event() else {
+    assert_eq!(r.framing, Framing::Empty);
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    let ClientEvent::Switch(rest) = conn.next_event() else {
         panic!()
     };
     assert_eq!(rest.slice(conn.received()), b"\x16\x03");
@@ -187,15 +193,18 @@ fn a_2xx_to_connect_is_a_tunnel() {
 fn unsolicited_bytes_and_eof_mid_message_are_errors() {
     let mut conn = ClientConn::default();
     conn.feed(b"HTTP/1.1 200 OK\r\n\r\n");
-    assert_eq!(conn.next_event(), Event::Error(Error::UnsolicitedResponse));
+    assert_eq!(
+        conn.next_event(),
+        ClientEvent::Error(Error::UnsolicitedResponse)
+    );
 
     let mut conn = ClientConn::default();
     get(&mut conn, b"GET");
     conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab");
-    assert!(matches!(conn.next_event(), Event::Head(_)));
-    assert!(matches!(conn.next_event(), Event::Data(_)));
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert!(matches!(conn.next_event(), ClientEvent::Data(_)));
     conn.eof();
-    assert_eq!(conn.next_event(), Event::Error(Error::UnexpectedEof));
+    assert_eq!(conn.next_event(), ClientEvent::Error(Error::UnexpectedEof));
 }
 
 #[test]
@@ -203,8 +212,8 @@ fn raw_requests_can_be_registered() {
     let mut conn = ClientConn::default();
     conn.sent(b"HEAD", false, false, false).unwrap();
     conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n");
-    assert!(matches!(conn.next_event(), Event::Head(_)));
-    assert_eq!(conn.next_event(), Event::End);
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert_eq!(conn.next_event(), ClientEvent::End);
 }
 
 #[test]
@@ -244,7 +253,7 @@ fn no_request_after_one_that_closes() {
     let mut conn = ClientConn::default();
     get(&mut conn, b"GET");
     conn.feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nab");
-    assert!(matches!(conn.next_event(), Event::Head(_)));
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
     assert!(matches!(
         conn.request(b"GET", b"/", Some(b"h"), Framing::Empty),
         Err(SendError::Closed)
@@ -267,12 +276,12 @@ fn body_data_up_to_the_limit_comes_before_the_error() {
         let mut fed = false;
         loop {
             match conn.next_event() {
-                Event::NeedMore if !fed => {
+                ClientEvent::NeedMore if !fed => {
                     conn.feed(&raw[cut.min(raw.len())..]);
                     fed = true;
                 }
-                Event::Data(s) => body.extend_from_slice(s.slice(conn.received())),
-                Event::Head(_) => {}
+                ClientEvent::Data(s) => body.extend_from_slice(s.slice(conn.received())),
+                ClientEvent::Response(_) => {}
                 e => {
                     events.push(e);
                     break;
@@ -280,7 +289,11 @@ fn body_data_up_to_the_limit_comes_before_the_error() {
             }
         }
         assert_eq!(body, b"abcd", "cut {cut}");
-        assert_eq!(events, [Event::Error(Error::BodyTooLarge)], "cut {cut}");
+        assert_eq!(
+            events,
+            [ClientEvent::Error(Error::BodyTooLarge)],
+            "cut {cut}"
+        );
     }
 }
 
@@ -300,9 +313,78 @@ fn a_chunked_request_ends_with_trailers() {
     // The server role reads it back with the trailer.
     let mut server = h1_conn::ServerConn::default();
     server.feed(conn.out());
-    assert!(matches!(server.next_event(), Event::Head(_)));
-    assert!(matches!(server.next_event(), Event::Data(_)));
-    assert_eq!(server.next_event(), Event::Trailers(1));
+    assert!(matches!(server.next_event(), ServerEvent::Request(_)));
+    assert!(matches!(server.next_event(), ServerEvent::Data(_)));
+    assert_eq!(server.next_event(), ServerEvent::Trailers(1));
     assert_eq!(server.trailers().unwrap().get(b"digest"), Some(&b"x"[..]));
-    assert_eq!(server.next_event(), Event::End);
+    assert_eq!(server.next_event(), ServerEvent::End);
+}
+
+#[test]
+fn no_request_after_a_switch() {
+    // After the server's 101 the stream is the new protocol's: an HTTP/1.1
+    // request written into it would be garbage there.
+    let mut conn = ClientConn::default();
+    let mut r = conn
+        .request(b"GET", b"/chat", Some(b"h"), Framing::Empty)
+        .unwrap();
+    r.field(b"Connection", b"upgrade").unwrap();
+    r.field(b"Upgrade", b"websocket").unwrap();
+    r.upgrade();
+    r.finish().unwrap();
+    conn.written(conn.out().len());
+    conn.feed(
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n",
+    );
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    assert!(matches!(conn.next_event(), ClientEvent::Switch(_)));
+    let r = conn.request(b"GET", b"/x", Some(b"h"), Framing::Empty);
+    assert!(
+        matches!(r, Err(SendError::Closed)),
+        "request accepted after the switch"
+    );
+}
+
+#[test]
+fn no_request_after_the_server_closed() {
+    // The server answered `Connection: close`: a new request could never
+    // be answered on this connection.
+    let mut conn = ClientConn::default();
+    conn.request(b"GET", b"/", Some(b"h"), Framing::Empty)
+        .unwrap()
+        .finish()
+        .unwrap();
+    conn.written(conn.out().len());
+    conn.feed(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    assert_eq!(conn.closing(), Closing::Close);
+    let r = conn.request(b"GET", b"/again", Some(b"h"), Framing::Empty);
+    assert!(
+        matches!(r, Err(SendError::Closed)),
+        "request accepted on a closed connection"
+    );
+}
+
+#[test]
+fn no_request_is_pipelined_behind_connect() {
+    // When the proxy answers 2xx, bytes sent behind CONNECT are already
+    // inside the tunnel (h11 refuses to send while a switch is proposed).
+    let mut conn = ClientConn::default();
+    conn.request(
+        b"CONNECT",
+        b"example.com:443",
+        Some(b"example.com:443"),
+        Framing::Empty,
+    )
+    .unwrap()
+    .finish()
+    .unwrap();
+    let r = conn.request(b"GET", b"/", Some(b"h"), Framing::Empty);
+    assert!(
+        matches!(r, Err(SendError::SwitchPending)),
+        "request pipelined into a would-be tunnel: {:?}",
+        r.map(|_| ())
+    );
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{run, split_at, Ev, Policy, Rng};
-use h1_conn::{Config, Framing};
+use h1_conn::{Config, Expect, Framing};
 use h1_parse::Version;
 
 type Fields = Vec<(Vec<u8>, Vec<u8>)>;
@@ -137,7 +137,7 @@ fn generate(rng: &mut Rng) -> Stream {
         } else {
             Framing::Empty
         };
-        expected.push(Ev::Head {
+        expected.push(Ev::Request {
             method: method.to_vec(),
             target,
             version: if http10 {
@@ -146,8 +146,8 @@ fn generate(rng: &mut Rng) -> Stream {
                 Version::Http11
             },
             fields,
-            body: kind,
-            expect_continue: false,
+            framing: kind,
+            expect: Expect::None,
             upgrade: false,
             persistent: !close,
         });

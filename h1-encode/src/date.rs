@@ -153,6 +153,12 @@ impl DateCache {
         &self.line
     }
 
+    /// The line last computed, without reading the clock (the Unix epoch
+    /// until the first [`line`](Self::line)).
+    pub fn current(&self) -> &DateLine {
+        &self.line
+    }
+
     /// How many times this cache formatted a date (not counting the one
     /// made by [`new`](Self::new)).
     pub fn formatted(&self) -> u64 {

@@ -369,6 +369,12 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
         self
     }
 
+    /// Whether a `Date` line was written (by [`date`](Self::date), a
+    /// field or [`pre_encoded`](Self::pre_encoded) lines).
+    pub fn has_date(&self) -> bool {
+        self.core.seen.date
+    }
+
     /// Writes the framing fields and the empty line. Fails with
     /// [`Error::MissingDate`] when the [`Exchange`] has a clock, the status
     /// is 2xx–4xx and no `Date` was written, with

@@ -204,13 +204,30 @@ impl HeadParser {
         // Only new bytes can hold a new LF.
         let new = seen.max(from).min(buf.len());
         self.examined += buf.len() - new;
-        if memchr::memchr(b'\n', &buf[new..]).is_some()
-            || self.at_limit(request, buf, from, start_line)
-        {
+        if self.line_may_have_ended(buf, new) || self.at_limit(request, buf, from, start_line) {
             self.examined += buf.len() - from.min(buf.len());
             return Run::Parse;
         }
         Run::Wait
+    }
+
+    /// Whether the bytes from `new` on may end a line, and so let the walk
+    /// go further. With obs-fold allowed, a field line ends only where the
+    /// next line does not start with SP or HTAB: waiting for that byte
+    /// keeps a field of many folded lines from being walked again at each
+    /// of them (which would make the work quadratic in the folds).
+    fn line_may_have_ended(&self, buf: &[u8], new: usize) -> bool {
+        if !self.config.allow_obs_fold {
+            return memchr::memchr(b'\n', &buf[new..]).is_some();
+        }
+        // An LF just before the new bytes learns its follower now. The LF
+        // of the empty line ends the head whatever follows.
+        let from = new.saturating_sub(1);
+        memchr::memchr_iter(b'\n', &buf[from..]).any(|i| {
+            let at = from + i;
+            let empty_line = buf[..at].ends_with(b"\n") || buf[..at].ends_with(b"\n\r");
+            empty_line || matches!(buf.get(at + 1), Some(b) if !matches!(b, b' ' | b'\t'))
+        })
     }
 
     /// A call that parses whatever arrived.

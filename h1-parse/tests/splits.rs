@@ -1086,6 +1086,39 @@ fn head_parser_is_linear_byte_by_byte() {
     }
 }
 
+#[test]
+fn head_parser_is_linear_over_a_field_of_many_folded_lines() {
+    // With obs-fold allowed a field ends only where a line does not start
+    // with SP or HTAB: a field of many folds, arriving a line at a time,
+    // must not be walked again from its start at every fold.
+    let fold = config(|c| {
+        c.allow_obs_fold = true;
+        c.max_head_len = 1 << 16;
+    });
+    let mut head = b"GET / HTTP/1.1\r\nHost: a\r\nX: a\r\n".to_vec();
+    let mut ends = Vec::new();
+    for _ in 0..1000 {
+        head.extend_from_slice(b" b\r\n");
+        ends.push(head.len());
+    }
+    head.extend_from_slice(b"\r\n");
+    ends.push(head.len());
+    let mut p = HeadParser::new(fold);
+    let mut storage = [Entry::EMPTY; STORAGE];
+    for &end in &ends[..ends.len() - 1] {
+        assert_eq!(p.request(&head[..end], &mut storage), Ok(Status::Partial));
+    }
+    let h = p.request(&head, &mut storage).unwrap().complete().unwrap();
+    assert!(h.obs_fold);
+    let calls = ends.len();
+    assert!(
+        p.examined() <= 3 * head.len() + 2 * calls,
+        "examined {} for a {}-byte head in {calls} calls",
+        p.examined(),
+        head.len()
+    );
+}
+
 /// `parse_request` itself on a pipelined buffer parses the first head only.
 #[test]
 fn one_shot_stops_at_the_first_head() {

@@ -62,13 +62,13 @@ pub extern "C" fn h1_nostd_encode() -> usize {
 #[no_mangle]
 #[allow(unsafe_code)] // `no_mangle` counts as unsafe code; it only exports the symbol.
 pub extern "C" fn h1_nostd_serve() -> usize {
-    use h1_conn::{Event, ServerConn};
+    use h1_conn::{ServerConn, ServerEvent};
     let mut conn = ServerConn::default();
     conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
     loop {
         match conn.next_event() {
-            Event::Head(_) => {}
-            Event::End => {
+            ServerEvent::Request(_) => {}
+            ServerEvent::End => {
                 if conn.respond_with(200, [("a", "b")], b"hi").is_err() {
                     return 0;
                 }

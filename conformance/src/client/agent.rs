@@ -25,7 +25,7 @@
 
 use std::io;
 
-use h1_conn::{ClientConn, Config, Event, Framing};
+use h1_conn::{ClientConn, ClientEvent, Config, Framing};
 
 use crate::client::observe::Record;
 
@@ -190,8 +190,8 @@ fn receive<C: Transport>(open: &mut Open<C>, got: &mut usize) -> (Record, bool) 
     let Open { io, conn } = open;
     loop {
         match conn.next_event() {
-            Event::Informational(r) => rec.interim.push(r.status()),
-            Event::Head(r) => {
+            ClientEvent::Interim(r) => rec.interim.push(r.status()),
+            ClientEvent::Response(r) => {
                 rec.status = Some(r.status());
                 rec.body = Some(Vec::new());
                 rec.fields = conn
@@ -207,17 +207,17 @@ fn receive<C: Transport>(open: &mut Open<C>, got: &mut usize) -> (Record, bool) 
                 let (rec, complete) = finish(rec, io, conn, got);
                 return (rec, complete && r.persistent);
             }
-            Event::NeedMore => {
+            ClientEvent::NeedMore => {
                 if let Err(why) = read(io, conn, got) {
                     rec.error = Some(why);
                     return (rec, false);
                 }
             }
-            Event::Error(e) => {
+            ClientEvent::Error(e) => {
                 rec.error = Some(e.to_string());
                 return (rec, false);
             }
-            Event::Closed => {
+            ClientEvent::Closed => {
                 rec.error = Some("the connection closed before a response".into());
                 return (rec, false);
             }
@@ -238,29 +238,29 @@ fn finish<C: Transport>(
 ) -> (Record, bool) {
     loop {
         match conn.next_event() {
-            Event::Data(span) => rec
+            ClientEvent::Data(span) => rec
                 .body
                 .get_or_insert_with(Vec::new)
                 .extend_from_slice(span.slice(conn.received())),
-            Event::Trailers(_) => {
+            ClientEvent::Trailers(_) => {
                 rec.trailers = conn
                     .trailers()
                     .map(|t| t.iter().map(|(n, v)| (n.to_vec(), v.to_vec())).collect())
                     .unwrap_or_default();
             }
-            Event::End => return (rec, true),
-            Event::NeedMore => {
+            ClientEvent::End => return (rec, true),
+            ClientEvent::NeedMore => {
                 if let Err(why) = read(io, conn, got) {
                     rec.error = Some(why);
                     return (rec, false);
                 }
             }
-            Event::Error(e) => {
+            ClientEvent::Error(e) => {
                 rec.error = Some(e.to_string());
                 return (rec, false);
             }
             // The response switched protocols: nothing more is HTTP/1.1.
-            Event::Switch(_) => return (rec, false),
+            ClientEvent::Switch(_) => return (rec, false),
             other => {
                 rec.error = Some(format!("unexpected in a response: {other:?}"));
                 return (rec, false);
@@ -313,7 +313,7 @@ fn idempotent(method: &[u8]) -> bool {
 /// After a response, with no request outstanding: whether the connection
 /// is still clean (no bytes but what it can wait for).
 fn drain(conn: &mut ClientConn) -> bool {
-    matches!(conn.next_event(), Event::NeedMore)
+    matches!(conn.next_event(), ClientEvent::NeedMore)
 }
 
 /// A field value as a user agent uses it: with obs-fold, every CR and LF

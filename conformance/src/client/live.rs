@@ -1,8 +1,8 @@
 //! The client-role runner over loopback TCP: for each case, the test
 //! server ([`Script`]) listens on a fresh `127.0.0.1` port, the client
 //! under test runs once with the case's requests, and its report is read
-//! (the [`contract`](crate::client::contract), or curl's own output
-//! through the [`curl`](crate::client::curl) adapter). Each step of an
+//! (the [`contract`], or curl's own output
+//! through the [`curl`] adapter). Each step of an
 //! answer is written on its own, after a short pause, so the client reads
 //! it separately. The client gets a deadline; past it, it is killed.
 
@@ -232,7 +232,7 @@ fn collect(mut r: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
 /// `template` with `{url}` and `{method}` (the first request's) and
 /// `{requests}` (every request as `METHOD URL BODY`, BODY a file or `-`)
 /// replaced. The values hold no character a shell treats specially (see
-/// [`scratch_dir`]).
+/// `scratch_dir`).
 pub fn substitute(template: &str, requests: &[Invocation]) -> String {
     let all: Vec<String> = requests
         .iter()

@@ -4,7 +4,7 @@
 //! its request-target ([`ClientCase::target`]). The in-process runner and
 //! the live one drive it the same way, so both see the same requests.
 
-use h1_conn::{Config, Event, ServerConn};
+use h1_conn::{Config, Expect, ServerConn, ServerEvent};
 
 use crate::client::case::ClientCase;
 use crate::client::observe::Received;
@@ -55,6 +55,11 @@ impl<'c> Script<'c> {
         // The requests are read, never answered through `server`: it must
         // not pause for lack of answers.
         config.max_unanswered = 1024;
+        // Nor does it answer anything by itself: the script writes the
+        // `100 Continue` (below), and a request with an unknown
+        // expectation is read and recorded like any other.
+        config.auto_continue = false;
+        config.refuse_unknown_expect = false;
         config.max_body_len = 1 << 20;
         self.conns.push(Conn {
             server: ServerConn::new(config),
@@ -117,7 +122,7 @@ impl<'c> Script<'c> {
         loop {
             let c = &mut self.conns[conn];
             match c.server.next_event() {
-                Event::Head(req) => {
+                ServerEvent::Request(req) => {
                     let got = c.server.received();
                     let fields = c
                         .server
@@ -131,18 +136,18 @@ impl<'c> Script<'c> {
                         fields,
                         body: Vec::new(),
                     });
-                    if req.expect_continue {
+                    if req.expect() == Expect::Continue {
                         actions.push(Action::Write(b"HTTP/1.1 100 Continue\r\n\r\n".to_vec()));
                     }
                 }
-                Event::Data(span) => {
+                ServerEvent::Data(span) => {
                     let data = span.slice(c.server.received()).to_vec();
                     if let Some(r) = c.current.as_mut() {
                         r.body.extend_from_slice(&data);
                     }
                 }
-                Event::Trailers(_) => {}
-                Event::End => {
+                ServerEvent::Trailers(_) => {}
+                ServerEvent::End => {
                     let Some(r) = c.current.take() else {
                         continue;
                     };
@@ -165,8 +170,8 @@ impl<'c> Script<'c> {
                         }
                     }
                 }
-                Event::NeedMore => return true,
-                Event::Error(e) => {
+                ServerEvent::NeedMore => return true,
+                ServerEvent::Error(e) => {
                     self.unreadable(conn, format!("a request the server cannot read: {e}"));
                     actions.push(Action::Close);
                     return false;

@@ -3,20 +3,20 @@
 //! form so runs over different splits can be compared.
 #![allow(dead_code)]
 
-use h1_conn::{Closing, Config, Error, Event, Framing, ServerConn};
+use h1_conn::{Closing, Config, Error, Expect, Framing, ServerConn, ServerEvent};
 use h1_encode::DateLine;
 use h1_parse::{Method, Version};
 
 /// An event, owned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Ev {
-    Head {
+    Request {
         method: Vec<u8>,
         target: Vec<u8>,
         version: Version,
         fields: Vec<(Vec<u8>, Vec<u8>)>,
-        body: Framing,
-        expect_continue: bool,
+        framing: Framing,
+        expect: Expect,
         upgrade: bool,
         persistent: bool,
     },
@@ -29,16 +29,37 @@ pub(crate) enum Ev {
     Closed,
 }
 
+/// The interim response a client that expects `100-continue` gets.
+const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
 /// What a run saw.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct Run {
     pub(crate) events: Vec<Ev>,
-    /// Every byte the connection wrote.
+    /// Every byte the connection wrote, but the `100 Continue` heads.
     pub(crate) out: Vec<u8>,
+    /// The `100 Continue` heads taken out of `out`.
+    pub(crate) continues: usize,
     pub(crate) closing: Closing,
     /// Statuses the policy answered (not the connection's own error answers).
     pub(crate) answered: Vec<u16>,
 }
+
+/// Runs are the same when all but their `100 Continue` heads are: whether
+/// one is written depends on the reads (none once body bytes came with the
+/// head: RFC 9110 §10.1.1 lets the server omit it then), so that is the
+/// one difference a split may make. `run` checks that each one answers a
+/// request that expected it, once.
+impl PartialEq for Run {
+    fn eq(&self, other: &Run) -> bool {
+        self.events == other.events
+            && self.out == other.out
+            && self.closing == other.closing
+            && self.answered == other.answered
+    }
+}
+
+impl Eq for Run {}
 
 impl Run {
     /// Requests whose `End` was seen.
@@ -70,11 +91,15 @@ impl Run {
 /// How the driver answers.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Policy {
-    /// Answer 417 to an unknown expectation, 501 to a method the server
-    /// does not implement, and decline upgrades to anything but websocket
-    /// (the server policy the shared vectors assume).
+    /// Answer 417 to an unknown expectation (one the connection delivers:
+    /// `Config::refuse_unknown_expect` off; on, the connection answers it),
+    /// 501 to a method the server does not implement, and decline upgrades
+    /// to anything but websocket (the server policy the shared vectors
+    /// assume).
     pub(crate) server_rules: bool,
-    /// Send `100 Continue` when asked.
+    /// Ask for `100 Continue` at the head of a request that expects it
+    /// (`send_continue`), before the connection would write it by itself
+    /// when the body is asked for (`Config::auto_continue`).
     pub(crate) continue_100: bool,
 }
 
@@ -99,6 +124,7 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
     let mut run = Run {
         events: Vec::new(),
         out: Vec::new(),
+        continues: 0,
         closing: Closing::Open,
         answered: Vec::new(),
     };
@@ -118,7 +144,7 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
         );
         let ev = conn.next_event();
         match ev {
-            Event::Head(req) => {
+            ServerEvent::Request(req) => {
                 let recv = conn.received();
                 let fields = conn
                     .fields()
@@ -127,13 +153,13 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
                     .map(|(n, v)| (n.to_vec(), v.to_vec()))
                     .collect();
                 let method = req.head.method.slice(recv).to_vec();
-                run.events.push(Ev::Head {
+                run.events.push(Ev::Request {
                     method: method.clone(),
                     target: req.head.target.slice(recv).to_vec(),
                     version: req.head.version,
                     fields,
-                    body: req.body,
-                    expect_continue: req.expect_continue,
+                    framing: req.framing,
+                    expect: req.expect(),
                     upgrade: req.upgrade,
                     persistent: req.persistent,
                 });
@@ -143,25 +169,26 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
                     .is_some_and(|v| v.eq_ignore_ascii_case(b"websocket"));
                 pending = Some(Pending {
                     method: req.method(),
-                    expect_other: req.expect_other,
+                    expect: req.expect(),
                     upgrade: req.upgrade && (websocket || !policy.server_rules),
                 });
-                if req.expect_continue
+                if req.expect() == Expect::Continue
                     && policy.continue_100
-                    && !matches!(req.body, Framing::Empty | Framing::Length(0))
+                    && !matches!(req.framing, Framing::Empty | Framing::Length(0))
                 {
+                    // Written unless body bytes came with the head.
                     conn.send_continue()
                         .unwrap_or_else(|e| panic!("100 Continue: {e:?} after {:?}", run.events));
                 }
             }
-            Event::Data(span) => {
+            ServerEvent::Data(span) => {
                 let d = span.slice(conn.received()).to_vec();
                 match run.events.last_mut() {
                     Some(Ev::Data(prev)) => prev.extend_from_slice(&d),
                     _ => run.events.push(Ev::Data(d)),
                 }
             }
-            Event::Trailers(n) => {
+            ServerEvent::Trailers(n) => {
                 let t: Vec<_> = conn
                     .trailers()
                     .expect("trailers valid")
@@ -171,13 +198,13 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
                 assert_eq!(t.len(), n);
                 run.events.push(Ev::Trailers(t));
             }
-            Event::End => {
+            ServerEvent::End => {
                 run.events.push(Ev::End);
-                let p = pending.take().expect("End after a head");
+                let p = pending.take().expect("End after a request");
                 answer(&mut conn, p, policy, &mut run.answered);
             }
-            Event::Error(e) => run.events.push(Ev::Error(e)),
-            Event::Switch(span) => {
+            ServerEvent::Error(e) => run.events.push(Ev::Error(e)),
+            ServerEvent::Switch(span) => {
                 // The new protocol's stream: what was received after the
                 // message, then everything not fed yet.
                 let mut rest_of_stream = span.slice(conn.received()).to_vec();
@@ -188,11 +215,11 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
                 run.events.push(Ev::Switch(rest_of_stream));
                 break;
             }
-            Event::Closed => {
+            ServerEvent::Closed => {
                 run.events.push(Ev::Closed);
                 break;
             }
-            Event::NeedMore | Event::Paused => {
+            ServerEvent::NeedMore | ServerEvent::Paused(_) => {
                 run.out.extend_from_slice(conn.out());
                 let n = conn.out().len();
                 conn.written(n);
@@ -217,18 +244,57 @@ pub(crate) fn run(config: &Config, pieces: &[&[u8]], policy: Policy) -> Run {
     }
     run.out.extend_from_slice(conn.out());
     run.closing = conn.closing();
+    take_continues(&mut run);
     run
+}
+
+/// Takes the `100 Continue` heads out of `run.out`, checking that each one
+/// answers a request that expected it, at most once each.
+fn take_continues(run: &mut Run) {
+    let mut rest = Vec::with_capacity(run.out.len());
+    let mut i = 0;
+    while i < run.out.len() {
+        if run.out[i..].starts_with(CONTINUE) {
+            run.continues += 1;
+            i += CONTINUE.len();
+        } else {
+            rest.push(run.out[i]);
+            i += 1;
+        }
+    }
+    run.out = rest;
+    let expecting = run
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Ev::Request {
+                    expect: Expect::Continue,
+                    ..
+                }
+            )
+        })
+        .count();
+    // Also for a request without a body: a 101 to it is preceded by the
+    // 100 (RFC 9110 §7.8).
+    assert!(
+        run.continues <= expecting,
+        "{} `100 Continue` for {expecting} requests that expect one: {:?}",
+        run.continues,
+        run.events
+    );
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     method: Method,
-    expect_other: bool,
+    expect: Expect,
     upgrade: bool,
 }
 
 fn answer(conn: &mut ServerConn, p: Pending, policy: Policy, answered: &mut Vec<u16>) {
-    let status = if policy.server_rules && p.expect_other {
+    let status = if policy.server_rules && p.expect == Expect::Other {
         417
     } else if policy.server_rules && p.method == Method::Other {
         501
@@ -298,11 +364,11 @@ pub(crate) fn split_at<'a>(bytes: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
     out
 }
 
-/// The next event, which must be a request head.
+/// The next event, which must be a request.
 pub(crate) fn head(conn: &mut ServerConn) -> h1_conn::Request {
     match conn.next_event() {
-        Event::Head(r) => r,
-        other => panic!("want a head, got {other:?}"),
+        ServerEvent::Request(r) => r,
+        other => panic!("want a request, got {other:?}"),
     }
 }
 

@@ -16,7 +16,9 @@
 //!
 //! Every socket operation and every child process has a timeout; children
 //! are killed by their handle, never by name.
-// The examples keep their Date line with h1-encode's `DateCache` (`std`).
+// The examples need `std` for their `Date` line: hello keeps it with
+// h1-encode's `DateCache`, echo has the connection's (`Config::send_date`),
+// which without `std` has no clock.
 #![cfg(feature = "std")]
 
 use std::ffi::OsStr;
@@ -688,7 +690,7 @@ struct TempDir(PathBuf);
 impl TempDir {
     fn new(name: &str) -> TempDir {
         let dir =
-            std::env::temp_dir().join(format!("h1-conn-servers-{}-{name}", std::process::id()));
+            std::env::temp_dir().join(format!("h1-conn-interop-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)

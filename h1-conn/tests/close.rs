@@ -1,0 +1,233 @@
+//! When a server connection ends: the client's `Connection: close` or
+//! HTTP/1.0, the server's `close()`, a final response before the body, a
+//! response delimited by the close, and the peer's EOF; and that no request
+//! is read after the response that ends the connection (RFC 9112 §9.6).
+
+mod common;
+
+use common::{head, take_out};
+use h1_conn::{Closing, Error, Framing, Pause, SendState, ServerConn, ServerEvent};
+
+/// Up to `n` events, stopping at the first that needs the driver (not
+/// Data/Trailers/End), as debug strings.
+fn until_driver(conn: &mut ServerConn, n: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..n {
+        let e = conn.next_event();
+        seen.push(format!("{e:?}"));
+        if !matches!(
+            e,
+            ServerEvent::Data(_) | ServerEvent::Trailers(_) | ServerEvent::End
+        ) {
+            break;
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_final_status_before_the_body_closes_the_connection() {
+    // RFC 9110 §10.1.1: the server may answer without reading the body;
+    // the unread body then forbids reusing the connection.
+    let mut conn = ServerConn::default();
+    conn.feed(
+        b"PUT /big HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n",
+    );
+    head(&mut conn);
+    let sent = conn.respond(413, Framing::Empty).unwrap().finish().unwrap();
+    assert!(sent.close && !sent.body);
+    let out = take_out(&mut conn);
+    assert!(out.contains("Connection: close\r\n"), "{out}");
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+    assert!(matches!(conn.closing(), Closing::Linger { .. }));
+    conn.eof();
+    assert_eq!(conn.closing(), Closing::Close);
+}
+
+#[test]
+fn answering_after_the_last_body_byte_keeps_the_connection() {
+    // The body is all in, only `End` is not reported yet: nothing is left
+    // unread, so the response need not close (and a switch is allowed).
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabcGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), ServerEvent::Data(_)));
+    let sent = conn.respond(200, Framing::Empty).unwrap().finish().unwrap();
+    assert!(!sent.close);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST /chat HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nContent-Length: 2\r\n\r\nhi\x81");
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), ServerEvent::Data(_)));
+    let mut r = conn
+        .respond(101, Framing::Empty)
+        .expect("the body is in: 101 allowed");
+    r.field(b"Upgrade", b"websocket").unwrap();
+    r.finish().unwrap();
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    let ServerEvent::Switch(rest) = conn.next_event() else {
+        panic!("switch")
+    };
+    assert_eq!(rest.slice(conn.received()), b"\x81");
+}
+
+#[test]
+fn no_request_is_read_after_a_closing_response_head() {
+    // Once a response head announcing `Connection: close` is written (its
+    // body still being sent), the next pipelined request must not surface
+    // (the driver would act on it, then it would be dropped unanswered).
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\n");
+    head(&mut conn);
+    // Answer before the body: the connection must close after this one.
+    let sent = conn
+        .respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert!(sent.close);
+    assert!(take_out(&mut conn).contains("Connection: close\r\n"));
+    conn.feed(b"abcDELETE /all HTTP/1.1\r\nHost: a\r\n\r\n");
+    let events = until_driver(&mut conn, 6);
+    assert!(
+        !events.iter().any(|e| e.starts_with("Request")),
+        "a request after `Connection: close` was processed: {events:?}"
+    );
+}
+
+#[test]
+fn no_request_is_read_behind_a_close_delimited_response() {
+    // A streamed answer to a keep-alive HTTP/1.0 request is delimited by
+    // the close: the next request must not be parsed.
+    let mut conn = ServerConn::default();
+    conn.feed(
+        b"GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n\
+          GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+    );
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    conn.respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert!(take_out(&mut conn).contains("Connection: close\r\n"));
+    let e = conn.next_event();
+    assert!(
+        !matches!(e, ServerEvent::Request(_)),
+        "request read behind a close-delimited body: {e:?}"
+    );
+}
+
+#[test]
+fn finish_reports_a_close_delimited_response_as_closing() {
+    // A response the encoder delimits by closing (streamed to HTTP/1.0)
+    // carries `Connection: close`; `finish()` must say so too.
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    head(&mut conn);
+    let sent = conn
+        .respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
+    let out = take_out(&mut conn);
+    assert!(out.contains("Connection: close\r\n"), "{out}");
+    assert!(sent.close, "finish() disagrees with the head written");
+}
+
+#[test]
+fn close_reads_no_further_request() {
+    // `close()`: no request after it is read, though one is buffered.
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    conn.close();
+    let e = conn.next_event();
+    assert!(
+        !matches!(e, ServerEvent::Request(_)),
+        "request read after close(): {e:?}"
+    );
+}
+
+#[test]
+fn close_from_the_server_ends_after_the_next_response() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    conn.close();
+    conn.respond_with(200, [("a", "b")], b"x").unwrap();
+    assert!(take_out(&mut conn).contains("Connection: close\r\n"));
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
+
+#[test]
+fn close_during_a_response_body_ends_after_it() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    let sent = conn
+        .respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert!(sent.body && !sent.close);
+    conn.close();
+    conn.send_data(b"x").unwrap();
+    conn.send_end().unwrap();
+    assert_eq!(conn.next_event(), ServerEvent::Closed, "/2 is never read");
+    assert_eq!(conn.send_state(), SendState::Closed);
+    assert!(matches!(conn.closing(), Closing::Linger { .. }));
+}
+
+#[test]
+fn http10_keep_alive_and_close() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /2 HTTP/1.0\r\n\r\nGET /3 HTTP/1.0\r\n\r\n");
+    let r = head(&mut conn);
+    assert!(r.persistent);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    conn.respond_with(200, [("a", "b")], b"x").unwrap();
+    let out = take_out(&mut conn);
+    assert!(out.contains("Connection: keep-alive\r\n"), "{out}");
+    assert!(!head(&mut conn).persistent);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    assert_eq!(
+        conn.next_event(),
+        ServerEvent::Paused(Pause::ResponsesOwed),
+        "the answer is owed"
+    );
+    conn.respond_with(200, [("a", "b")], b"x").unwrap();
+    assert!(take_out(&mut conn).contains("Connection: close\r\n"));
+    assert_eq!(conn.next_event(), ServerEvent::Closed, "/3 is never read");
+}
+
+#[test]
+fn eof_in_the_middle_of_a_body_is_not_answered() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nhello");
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), ServerEvent::Data(_)));
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    conn.eof();
+    assert_eq!(conn.next_event(), ServerEvent::Error(Error::UnexpectedEof));
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+    assert!(conn.out().is_empty());
+    assert_eq!(conn.closing(), Closing::Close);
+}
+
+#[test]
+fn a_clean_eof_between_requests_closes() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    conn.respond_with(204, [("a", "b")], b"").unwrap();
+    conn.eof();
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+    assert_eq!(conn.closing(), Closing::Close);
+}
