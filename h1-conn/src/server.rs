@@ -465,6 +465,10 @@ impl Conn<Server> {
         let Recv::Body { decoder, .. } = &mut self.m.recv else {
             return ServerEvent::NeedMore;
         };
+        // Most requests have no body: their end needs no decoding.
+        if decoder.is_done() {
+            return self.request_end();
+        }
         match self.rx.body(decoder) {
             Err(e) => self.fail(e),
             Ok(Decoded::Data(span)) => ServerEvent::Data(span),
@@ -478,16 +482,19 @@ impl Conn<Server> {
                 }
                 ServerEvent::NeedMore
             }
-            Ok(Decoded::End) => {
-                // The newest request is this one, unless it was already
-                // answered (and so every earlier one too).
-                if let Some(flight) = self.m.queue.back_mut() {
-                    flight.body_done = true;
-                }
-                self.m.recv(RecvInput::End);
-                ServerEvent::End
-            }
+            Ok(Decoded::End) => self.request_end(),
         }
+    }
+
+    #[inline]
+    fn request_end(&mut self) -> ServerEvent {
+        // The newest request is this one, unless it was already answered
+        // (and so every earlier one too).
+        if let Some(flight) = self.m.queue.back_mut() {
+            flight.body_done = true;
+        }
+        self.m.recv(RecvInput::End);
+        ServerEvent::End
     }
 
     /// The client sent something that cannot be processed: stop reading

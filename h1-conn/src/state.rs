@@ -266,14 +266,14 @@ impl Machine {
 
     /// Applies `input` to the receiving side; false (and no change) when the
     /// state does not take it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn recv(&mut self, input: RecvInput) -> bool {
         self.recv.next(input)
     }
 
     /// Applies `input` to the sending side; false (and no change) when the
     /// state does not take it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn send(&mut self, input: SendInput) -> bool {
         self.send.next(input)
     }
@@ -323,6 +323,9 @@ impl Recv {
 
     /// The receiving side's transition table (see the module docs). Returns
     /// whether the state took `input`; when it did not, it is unchanged.
+    /// Inlined: each caller gives one kind of input, and the rest of the
+    /// table folds away.
+    #[inline(always)]
     pub(crate) fn next(&mut self, input: RecvInput) -> bool {
         use RecvInput as I;
         let next = match (&mut *self, input) {
@@ -396,6 +399,7 @@ impl Send {
 
     /// The sending side's transition table (see the module docs). Returns
     /// whether the state took `input`; when it did not, it is unchanged.
+    #[inline(always)]
     pub(crate) fn next(&mut self, input: SendInput) -> bool {
         use SendInput as I;
         let next = match (&mut *self, input) {

@@ -122,6 +122,18 @@ impl HeadParser {
         head: &mut RequestHead,
         fields: &mut [Entry],
     ) -> Result<Status<usize>, Error> {
+        if self.seen == 0 {
+            // A new head: the one-shot walk, which leaves the progress as
+            // it found it unless the head is unfinished.
+            self.seen = buf.len();
+            self.examined += buf.len();
+            let r =
+                crate::parse::request_tracked(buf, head, fields, &self.config, &mut self.request);
+            if !matches!(r, Ok(Status::Partial)) {
+                self.seen = 0;
+            }
+            return r;
+        }
         let from = self.request.position();
         let start_line = self.request.in_start_line();
         if self.next_run(true, buf, from, start_line) == Run::Wait {
@@ -156,6 +168,17 @@ impl HeadParser {
         head: &mut ResponseHead,
         fields: &mut [Entry],
     ) -> Result<Status<usize>, Error> {
+        if self.seen == 0 {
+            // A new head: as in `parse_request`.
+            self.seen = buf.len();
+            self.examined += buf.len();
+            let r =
+                crate::parse::response_tracked(buf, head, fields, &self.config, &mut self.response);
+            if !matches!(r, Ok(Status::Partial)) {
+                self.seen = 0;
+            }
+            return r;
+        }
         let from = self.response.position();
         let start_line = self.response.in_start_line();
         if self.next_run(false, buf, from, start_line) == Run::Wait {
