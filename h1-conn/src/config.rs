@@ -51,7 +51,8 @@ pub struct Config {
     pub linger_time: Duration,
     /// Server role, `std`: responses carry a `Date` line (RFC 9110 §6.6.1:
     /// an origin server with a clock MUST send one) kept by the connection
-    /// from the system clock, read once per batch of received bytes.
+    /// from the system clock, read as each response is started (and
+    /// formatted once a second).
     /// [`set_date`](crate::ServerConn::set_date) overrides it. Without
     /// `std` there is no clock: only a line set with `set_date` is sent.
     /// Default true.

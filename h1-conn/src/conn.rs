@@ -127,14 +127,12 @@ impl<R: Role> Conn<R> {
     #[inline]
     pub fn filled(&mut self, n: usize) {
         self.rx.buf.fill(n);
-        self.dates.tick();
     }
 
     /// Copies `data` in (for callers that read into their own buffer);
     /// returns how many bytes fitted. Ends the validity of spans as
     /// [`read_buf`](Self::read_buf) does.
     pub fn feed(&mut self, data: &[u8]) -> usize {
-        self.dates.tick();
         self.rx.feed(data)
     }
 

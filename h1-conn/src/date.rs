@@ -11,8 +11,8 @@ pub(crate) enum Dates {
     None,
     /// The caller's line, until it sets another.
     Set(DateLine),
-    /// The system clock, read once per batch of received bytes and
-    /// formatted once a second.
+    /// The system clock, read as each response is started and formatted
+    /// once a second.
     #[cfg(feature = "std")]
     Clock(h1_encode::DateCache),
 }
@@ -31,7 +31,7 @@ impl Dates {
         Dates::None
     }
 
-    /// Reads the clock again (bytes arrived: responses to them follow).
+    /// Reads the clock again (a response is being made).
     #[inline]
     pub(crate) fn tick(&mut self) {
         #[cfg(feature = "std")]

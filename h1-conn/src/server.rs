@@ -200,6 +200,8 @@ impl Conn<Server> {
         }
         let w = ResponseWriter::start(&mut self.out, status, &ex, framing)?;
         let date = if status >= 200 {
+            // The time the response is made (RFC 9110 §6.6.1).
+            self.dates.tick();
             self.dates.line()
         } else {
             None
@@ -304,7 +306,8 @@ impl Conn<Server> {
             return Err(SendError::NotExpected);
         }
         // `close()` puts `Connection: close` on the last response owed.
-        let last = !self.m.keep_alive && self.m.queue.len() == 1;
+        // An answer owed to a failed request comes after it, and says it.
+        let last = !self.m.keep_alive && self.m.queue.len() == 1 && self.m.answer_owed().is_none();
         let close = !switch && (!flight.persistent || !body_done || last);
         let ex = Exchange::new(flight.version)
             .head(flight.head)
@@ -537,6 +540,7 @@ impl Conn<Server> {
 
     #[cold]
     fn answer(&mut self, status: u16) {
+        self.dates.tick();
         let date = self.dates.line();
         let ex = Exchange::new(Version::Http11)
             .close(true)

@@ -33,11 +33,11 @@
 //! | AwaitSwitch | Close | Closed | a response that closes the connection is complete | 9112 §9.6 |
 //! | Head | Eof | Closed | end of input, nothing buffered | 9112 §9.6 |
 //! | Head | Eof | Failed | end of input inside a head | 9112 §8 |
-//! | Body | Eof | Closed | end of input ends a close-delimited body | 9112 §6.3 |
 //! | Body | Eof | Failed | end of input inside a body | 9112 §8 |
 //! | Head | Error | Failed | malformed bytes, a limit passed | 9112 §2.2, §6.3 |
 //! | Body | Error | Failed | malformed bytes, a limit passed | 9112 §7.1 |
 //! | Failed | Answered | Failed | the connection wrote its own answer to the failure | 9112 §9.6 |
+//! | Failed | Close | Failed | a response that closes the connection is complete: the answer owed behind it is dropped | 9112 §9.6 |
 //!
 //! `Closed`, `Failed` and `Switched` are final: no byte received after them
 //! is parsed as HTTP/1.1 (RFC 9112 §9.6: "MUST NOT process any further
@@ -158,7 +158,7 @@ pub(crate) enum RecvInput {
     /// No message is read any more, starting now.
     Close,
     /// No more bytes will arrive; `clean`: none are buffered and no message
-    /// is in progress (or the close-delimited body ended).
+    /// is in progress.
     Eof { clean: bool },
     /// Malformed input or a limit passed; the status to answer, if any.
     Error { answer: Option<u16> },
@@ -370,12 +370,14 @@ impl Recv {
                 return true;
             }
             (Recv::Head | Recv::Body { .. } | Recv::AwaitSwitch { .. }, I::Close) => Recv::Closed,
-            (Recv::Head | Recv::Body { .. }, I::Eof { clean: true }) => Recv::Closed,
+            (Recv::Head, I::Eof { clean: true }) => Recv::Closed,
             (Recv::Head | Recv::Body { .. }, I::Eof { clean: false }) => {
                 Recv::Failed { answer: None }
             }
             (Recv::Head | Recv::Body { .. }, I::Error { answer }) => Recv::Failed { answer },
-            (Recv::Failed { answer }, I::Answered) if answer.is_some() => {
+            // A response that closes the connection is the last message:
+            // an answer owed behind it is never sent.
+            (Recv::Failed { answer }, I::Answered | I::Close) if answer.is_some() => {
                 *answer = None;
                 return true;
             }

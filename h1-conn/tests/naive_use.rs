@@ -255,3 +255,33 @@ fn switching_before_the_body_has_arrived_says_so() {
         Err(SendError::NotUpgradable)
     );
 }
+
+#[cfg(feature = "std")]
+/// RFC 9110 §6.6.1: `Date` is "the best available approximation of the
+/// date and time of message generation": a response made long after its
+/// request arrived (a slow handler, a long poll) carries the time it was
+/// made, as hyper and Go do.
+#[test]
+fn date_is_taken_when_the_response_is_generated() {
+    let mut conn = ServerConn::default(); // `send_date`: the connection's own clock
+    conn.feed(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    std::thread::sleep(std::time::Duration::from_millis(2100)); // the handler works
+    let mut clock = h1_conn::DateCache::new();
+    let before = *clock.line();
+    conn.respond_with(200, [("X", "y")], b"hi").unwrap();
+    let after = *clock.line();
+    let out = conn.out();
+    let at = out
+        .windows(6)
+        .position(|w| w == b"Date: ")
+        .expect("a Date line");
+    let sent = &out[at..at + before.as_bytes().len()];
+    assert!(
+        sent == before.as_bytes() || sent == after.as_bytes(),
+        "sent {:?}, now {:?}",
+        String::from_utf8_lossy(sent),
+        String::from_utf8_lossy(after.as_bytes())
+    );
+}
