@@ -237,10 +237,7 @@ impl Conn<Server> {
         };
         let mut r = self.respond(status, stated)?;
         r.fields(fields)?;
-        if r.finish()?.body {
-            self.send_data(body)?;
-            self.send_end()?;
-        }
+        r.finish_with_body(body)?;
         self.settle();
         Ok(())
     }
@@ -562,13 +559,44 @@ impl OutgoingResponse<'_> {
     /// Ends the head. When [`Sent::body`], write the body with
     /// [`send_data`](Conn::send_data) and end it with
     /// [`send_end`](Conn::send_end).
-    pub fn finish(mut self) -> Result<Sent, SendError> {
+    pub fn finish(self) -> Result<Sent, SendError> {
+        self.end(None)
+    }
+
+    /// Ends the head and writes `body` as the whole body (exactly the
+    /// declared `Content-Length`, or one chunk and the last chunk when
+    /// chunked): the response is complete, at the cost of one call. For a
+    /// response without a body (to HEAD, 1xx, 204, 304) only the head is
+    /// written. On an error nothing is written.
+    ///
+    /// ```
+    /// use h1_conn::{Framing, ServerConn, ServerEvent};
+    /// let mut conn = ServerConn::default();
+    /// conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    /// assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    /// let mut r = conn.respond(200, Framing::Length(2))?;
+    /// r.field(b"Content-Type", b"text/plain")?;
+    /// let sent = r.finish_with_body(b"hi")?;
+    /// assert!(!sent.body);
+    /// assert!(conn.out().ends_with(b"\r\n\r\nhi"));
+    /// assert_eq!(conn.unanswered(), 0);
+    /// # Ok::<(), h1_conn::SendError>(())
+    /// ```
+    pub fn finish_with_body(self, body: &[u8]) -> Result<Sent, SendError> {
+        self.end(Some(body))
+    }
+
+    #[inline]
+    fn end(mut self, body: Option<&[u8]>) -> Result<Sent, SendError> {
         if let Some(date) = self.date {
             if !self.w.has_date() {
                 self.w.date(date);
             }
         }
-        let head = self.w.finish()?;
+        let head = match body {
+            None => self.w.finish()?,
+            Some(body) => self.w.finish_with_body(body)?,
+        };
         let m = self.m;
         let plan = self.plan;
         if plan.status < 200 && !plan.switch {

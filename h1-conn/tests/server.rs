@@ -222,3 +222,44 @@ fn old_trailers_are_not_served_over_new_bytes() {
         );
     }
 }
+
+/// A response finished with its whole body is the response written in
+/// pieces, whatever the request makes of its framing (HEAD, HTTP/1.0, a
+/// closing request), and leaves the connection in the same state.
+#[test]
+fn a_response_finished_with_its_body_equals_one_written_in_pieces() {
+    let requests: [&[u8]; 4] = [
+        b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"GET / HTTP/1.0\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+    ];
+    for request in requests {
+        for framing in [Framing::Length(5), Framing::Chunked] {
+            let run = |whole: bool| {
+                let mut conn = ServerConn::default();
+                conn.set_date(h1_conn::DateLine::new(b"Sun, 06 Nov 1994 08:49:37 GMT").unwrap());
+                conn.feed(request);
+                assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+                assert_eq!(conn.next_event(), ServerEvent::End);
+                let mut r = conn.respond(200, framing).unwrap();
+                r.field(b"X", b"y").unwrap();
+                if whole {
+                    assert!(!r.finish_with_body(b"hello").unwrap().body);
+                } else if r.finish().unwrap().body {
+                    conn.send_data(b"hello").unwrap();
+                    conn.send_end().unwrap();
+                }
+                let after = (conn.next_event(), conn.closing(), conn.unanswered());
+                (conn.out().to_vec(), format!("{after:?}"))
+            };
+            let (whole, piecewise) = (run(true), run(false));
+            assert_eq!(
+                String::from_utf8_lossy(&whole.0),
+                String::from_utf8_lossy(&piecewise.0),
+                "{request:?} {framing:?}"
+            );
+            assert_eq!(whole.1, piecewise.1, "{request:?} {framing:?}");
+        }
+    }
+}

@@ -385,6 +385,45 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
     pub fn finish(mut self) -> Result<Head, Error> {
         self.core.finish()
     }
+
+    /// [`finish`](Self::finish), then `body` as the whole body, framed:
+    /// exactly the declared `Content-Length`, one chunk and the last chunk
+    /// when chunked, as is when the close delimits it. A message without a
+    /// body (a response to HEAD, 1xx, 204, 304) is its head alone: `body`
+    /// is not written. The returned head's body writer is finished. On an
+    /// error nothing is written (a body longer or shorter than the declared
+    /// length is [`Error::BodyTooLong`] / [`Error::BodyTooShort`]).
+    ///
+    /// ```
+    /// use h1_encode::{Exchange, Framing, ResponseWriter, Version};
+    /// let mut buf = Vec::new();
+    /// let ex = Exchange::new(Version::Http11).clock(false);
+    /// let head = ResponseWriter::start(&mut buf, 200, &ex, Framing::Length(2))?
+    ///     .finish_with_body(b"hi")?;
+    /// assert!(head.body.is_finished());
+    /// assert_eq!(buf, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
+    /// # Ok::<(), h1_encode::Error>(())
+    /// ```
+    #[inline]
+    pub fn finish_with_body(mut self, body: &[u8]) -> Result<Head, Error> {
+        let mut head = self.core.finish()?;
+        let out = &mut *self.core.out;
+        let written = if !head.body.wants_data() {
+            head.body.whole(&[])
+        } else if head.body.remaining().is_some() {
+            // `Content-Length`: exactly the declared bytes, as they are.
+            head.body.whole(body).map(|()| out.put(body))
+        } else {
+            head.body
+                .write(out, body)
+                .and_then(|()| head.body.finish(out))
+        };
+        if let Err(e) = written {
+            out.truncate(head.start);
+            return Err(e);
+        }
+        Ok(head)
+    }
 }
 
 fn put_status_line<S: Sink + ?Sized>(out: &mut S, status: u16, reason: &[u8]) {

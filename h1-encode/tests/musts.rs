@@ -858,3 +858,73 @@ fn trailers_only_hold_fields_allowed_there() {
         .finish_with_trailers(&mut buf, [("Server-Timing", "db;dur=53"), ("Digest", "x")])
         .unwrap();
 }
+
+/// `finish_with_body` writes what `finish`, `write` and `finish` on the
+/// body writer write, for every framing; nothing when the body does not fit
+/// the declared length.
+#[test]
+fn a_whole_body_at_once_is_framed_like_one_written_piecewise() {
+    let cases: [(u16, Exchange, Framing, &[u8]); 6] = [
+        (
+            200,
+            Exchange::new(Version::Http11),
+            Framing::Length(5),
+            b"hello",
+        ),
+        (
+            200,
+            Exchange::new(Version::Http11),
+            Framing::Chunked,
+            b"hello",
+        ),
+        (200, Exchange::new(Version::Http11), Framing::Chunked, b""),
+        (
+            200,
+            Exchange::new(Version::Http10),
+            Framing::Chunked,
+            b"hello",
+        ),
+        (
+            200,
+            Exchange::new(Version::Http11).head(true),
+            Framing::Length(5),
+            b"hello",
+        ),
+        (204, Exchange::new(Version::Http11), Framing::Empty, b""),
+    ];
+    for (status, ex, framing, body) in cases {
+        let ex = ex.clock(false);
+        let mut piecewise = Vec::new();
+        let mut head = ResponseWriter::start(&mut piecewise, status, &ex, framing)
+            .unwrap()
+            .finish()
+            .unwrap();
+        if head.body.wants_data() {
+            head.body.write(&mut piecewise, body).unwrap();
+        }
+        head.body.finish(&mut piecewise).unwrap();
+        let mut whole = Vec::new();
+        let head = ResponseWriter::start(&mut whole, status, &ex, framing)
+            .unwrap()
+            .finish_with_body(body)
+            .unwrap();
+        assert!(head.body.is_finished());
+        assert_eq!(
+            String::from_utf8_lossy(&whole),
+            String::from_utf8_lossy(&piecewise),
+            "{status} {framing:?}"
+        );
+    }
+    let ex = Exchange::new(Version::Http11).clock(false);
+    for (body, error) in [
+        (&b"hell"[..], Error::BodyTooShort),
+        (b"hello!", Error::BodyTooLong),
+    ] {
+        let mut out = b"before".to_vec();
+        let r = ResponseWriter::start(&mut out, 200, &ex, Framing::Length(5))
+            .unwrap()
+            .finish_with_body(body);
+        assert_eq!(r.map(|_| ()), Err(error));
+        assert_eq!(out, b"before", "nothing written");
+    }
+}
