@@ -10,7 +10,7 @@ use crate::error::{Error, SendError};
 use crate::event::ClientEvent;
 use crate::outgoing::{OutgoingRequest, Plan, Sent};
 use crate::reader::HeadStep;
-use crate::state::{Continue, InFlight, Recv, RecvInput, Send, SendInput, Switch};
+use crate::state::{Continue, InFlight, Recv, RecvInput, SendInput, Switch};
 use crate::Closing;
 
 /// The client role of one connection: requests are encoded into its output
@@ -181,11 +181,7 @@ impl Conn<Client> {
 
     /// Whether another request may be sent now.
     fn may_send(&self) -> Result<(), SendError> {
-        match self.m.send {
-            Send::Idle => {}
-            Send::Body { .. } => return Err(SendError::InProgress),
-            Send::Closed | Send::Switched => return Err(SendError::Closed),
-        }
+        self.m.may_start()?;
         if !matches!(self.m.recv, Recv::Head | Recv::Body { .. }) {
             return Err(SendError::Closed);
         }
@@ -246,7 +242,7 @@ impl Conn<Client> {
         if status == 101 && !req.upgrade {
             return self.fail(Error::UnexpectedStatus);
         }
-        let switch = status == 101 || (req.connect && (200..300).contains(&status));
+        let switch = req.switched_by(status);
         let method = match (req.head, req.connect) {
             (true, _) => Method::Head,
             (_, true) => Method::Connect,

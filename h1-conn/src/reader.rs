@@ -36,7 +36,7 @@ type ParseResult = Result<Status<usize>, h1_parse::Error>;
 /// `span`, `base` bytes further on. Spans index the receive buffer, which
 /// never holds more than `Span::MAX` bytes, so the sum fits.
 #[inline(always)]
-fn up(span: Span, base: u32) -> Span {
+fn shifted_in_buffer(span: Span, base: u32) -> Span {
     Span::from_parts((span.offset() as u32).wrapping_add(base), span.len() as u32)
 }
 
@@ -64,10 +64,10 @@ impl Parsed for RequestHead {
     }
     #[inline(always)]
     fn shift(&mut self, base: u32) {
-        self.method = up(self.method, base);
-        self.target = up(self.target, base);
+        self.method = shifted_in_buffer(self.method, base);
+        self.target = shifted_in_buffer(self.target, base);
         if let Some(h) = self.facts.host {
-            self.facts.host = Some(up(h, base));
+            self.facts.host = Some(shifted_in_buffer(h, base));
         }
     }
 }
@@ -96,7 +96,7 @@ impl Parsed for ResponseHead {
     }
     #[inline(always)]
     fn shift(&mut self, base: u32) {
-        self.reason = up(self.reason, base);
+        self.reason = shifted_in_buffer(self.reason, base);
     }
 }
 
@@ -219,7 +219,10 @@ impl Reader {
         let base = self.buf.pos() as u32;
         if base != 0 {
             for e in &mut self.fields[..head.field_count()] {
-                *e = Entry::new(up(e.name, base), up(e.value, base));
+                *e = Entry::new(
+                    shifted_in_buffer(e.name, base),
+                    shifted_in_buffer(e.value, base),
+                );
             }
             head.shift(base);
         }

@@ -144,7 +144,7 @@ impl Role for Server {
         // A response with a body never switches: for a request that asked,
         // it declines.
         conn.m.response_done(close, false, asked);
-        conn.settle();
+        conn.write_owed_answer();
     }
 }
 
@@ -162,7 +162,7 @@ impl Conn<Server> {
     /// the last: the connection closes after it, although its head, already
     /// written, could not say so).
     pub fn close(&mut self) {
-        self.settle();
+        self.write_owed_answer();
         self.m.keep_alive = false;
         if matches!(self.m.send, Send::Body { .. }) && self.m.queue.len() <= 1 {
             self.m.send(SendInput::Finish);
@@ -191,7 +191,7 @@ impl Conn<Server> {
         status: u16,
         framing: Framing,
     ) -> Result<OutgoingResponse<'_>, SendError> {
-        self.settle();
+        self.write_owed_answer();
         let (ex, plan) = self.plan(status)?;
         if status == 101 && plan.flight.expect == Continue::Owed {
             // RFC 9110 §7.8: a server that received both Upgrade and
@@ -228,8 +228,7 @@ impl Conn<Server> {
         N: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
-        let tunnel =
-            self.m.queue.front().is_some_and(|f| f.connect) && (200..300).contains(&status);
+        let tunnel = status != 101 && self.m.queue.front().is_some_and(|f| f.switched_by(status));
         let stated = if body.is_empty() && (matches!(status, 204 | 304) || tunnel) || status < 200 {
             Framing::Empty
         } else {
@@ -238,7 +237,7 @@ impl Conn<Server> {
         let mut r = self.respond(status, stated)?;
         r.fields(fields)?;
         r.finish_with_body(body)?;
-        self.settle();
+        self.write_owed_answer();
         Ok(())
     }
 
@@ -250,7 +249,7 @@ impl Conn<Server> {
     /// default) the connection writes it by itself when the body is asked
     /// for; this sends it earlier.
     pub fn send_continue(&mut self) -> Result<bool, SendError> {
-        self.settle();
+        self.write_owed_answer();
         if !self.continue_due() {
             return Ok(false);
         }
@@ -285,16 +284,12 @@ impl Conn<Server> {
     /// The encoder's facts for a response with `status` to the oldest
     /// unanswered request, and what the connection decided about it.
     fn plan(&self, status: u16) -> Result<(Exchange, Plan), SendError> {
-        match self.m.send {
-            Send::Idle => {}
-            Send::Body { .. } => return Err(SendError::InProgress),
-            Send::Closed | Send::Switched => return Err(SendError::Closed),
-        }
+        self.m.may_start()?;
         let flight = *self.m.queue.front().ok_or(SendError::NoRequest)?;
         if status == 101 && !flight.upgrade {
             return Err(SendError::NotUpgradable);
         }
-        let switch = status == 101 || (flight.connect && (200..300).contains(&status));
+        let switch = flight.switched_by(status);
         let body_done = self.body_done(&flight);
         if switch && !body_done {
             return Err(SendError::BodyPending);
@@ -360,7 +355,7 @@ impl Conn<Server> {
 
     #[inline]
     fn poll(&mut self) -> ServerEvent {
-        self.settle();
+        self.write_owed_answer();
         match self.m.recv {
             Recv::Head => self.read_head(),
             Recv::Body { .. } => self.read_body(),
@@ -419,7 +414,7 @@ impl Conn<Server> {
         // its head is the tunnel's. Framing one would make this server and
         // a peer that follows the RFC disagree about where the tunnel
         // starts.
-        if method == Method::Connect && !matches!(framing, Framing::Empty | Framing::Length(0)) {
+        if method == Method::Connect && framing.has_body() {
             return self.fail(Error::ContentInConnect);
         }
         let f = &head.facts;
@@ -441,7 +436,7 @@ impl Conn<Server> {
             } else {
                 Continue::No
             },
-            body_done: matches!(framing, Framing::Empty | Framing::Length(0)),
+            body_done: !framing.has_body(),
         };
         self.m.queue.push_back(flight);
         self.m.recv(RecvInput::Head {
@@ -520,14 +515,14 @@ impl Conn<Server> {
             Error::UnexpectedEof => RecvInput::Eof { clean: false },
             _ => RecvInput::Error { answer },
         });
-        self.settle();
+        self.write_owed_answer();
         ServerEvent::Error(e)
     }
 
     /// Writes the connection's own answer to a failed request once it is
     /// that request's turn.
     #[inline]
-    fn settle(&mut self) {
+    fn write_owed_answer(&mut self) {
         if let Some(status) = self.m.answer_owed() {
             if self.m.queue.is_empty() && matches!(self.m.send, Send::Idle) {
                 self.answer(status);

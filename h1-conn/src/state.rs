@@ -239,6 +239,13 @@ impl InFlight {
     pub(crate) const fn asks_switch(&self) -> bool {
         self.upgrade || self.connect
     }
+
+    /// Whether a final response with `status` switches protocols: a 101
+    /// (to a request that asked to upgrade), or a 2xx to CONNECT (a tunnel,
+    /// RFC 9110 §9.3.6).
+    pub(crate) const fn switched_by(&self, status: u16) -> bool {
+        status == 101 || (self.connect && status >= 200 && status < 300)
+    }
 }
 
 /// The whole machine: both sides, the messages in flight, and whether the
@@ -255,6 +262,15 @@ pub(crate) struct Machine {
 }
 
 impl Machine {
+    /// Whether a new message may be started on the sending side.
+    pub(crate) fn may_start(&self) -> Result<(), crate::error::SendError> {
+        match self.send {
+            Send::Idle => Ok(()),
+            Send::Body { .. } => Err(crate::error::SendError::InProgress),
+            Send::Closed | Send::Switched => Err(crate::error::SendError::Closed),
+        }
+    }
+
     pub(crate) fn new(depth: usize) -> Machine {
         Machine {
             recv: Recv::Head,
