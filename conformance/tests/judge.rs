@@ -6,27 +6,12 @@
 use h1_conformance::case::{self, Case, Level, Outcome};
 use h1_conformance::echo;
 use h1_conformance::inprocess;
-use h1_conformance::judge::{judge, Server, Verdict};
+use h1_conformance::judge::{judge, Verdict};
 use h1_conformance::observe::{Answer, Ending};
 
 mod common;
 
-use common::{echo_answer, obs};
-
-/// A server that speaks the echo contract and is not h1.
-const ECHO: Server = Server {
-    echo: true,
-    h1: false,
-};
-const PLAIN: Server = Server::OTHER;
-
-fn get(id: &str) -> Case {
-    case::all()
-        .expect("the case files load")
-        .into_iter()
-        .find(|c| c.id == id)
-        .unwrap_or_else(|| panic!("no case {id}"))
-}
+use common::{echo_answer, get, obs, ECHO, PLAIN};
 
 /// The first case that `pred` holds for.
 fn cases_with(pred: impl Fn(&Case) -> bool) -> Case {

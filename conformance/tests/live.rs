@@ -12,31 +12,16 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use h1_conformance::case::{self, Case, Outcome};
+use h1_conformance::case::{Case, Outcome};
 use h1_conformance::heads::Sent;
-use h1_conformance::judge::{judge, Server, Verdict};
+use h1_conformance::judge::{judge, Verdict};
 use h1_conformance::live::Live;
 use h1_conformance::observe::{Answer, Ending};
 use h1_conformance::reader::Reader;
 
 mod common;
 
-use common::{echo_answer, obs};
-
-/// A server that speaks the echo contract and is not h1.
-const ECHO: Server = Server {
-    echo: true,
-    h1: false,
-};
-const PLAIN: Server = Server::OTHER;
-
-fn get(id: &str) -> Case {
-    case::all()
-        .expect("the case files load")
-        .into_iter()
-        .find(|c| c.id == id)
-        .unwrap_or_else(|| panic!("no case {id}"))
-}
+use common::{echo_answer, get, obs, ECHO, PLAIN};
 
 /// Serves each accepted connection (at most 8) with `handler` on its own
 /// thread. The handlers bound their own reads with timeouts.

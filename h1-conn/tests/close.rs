@@ -5,25 +5,8 @@
 
 mod common;
 
-use common::{head, take_out};
+use common::{head, take_out, until_driver};
 use h1_conn::{Closing, Error, Framing, Pause, SendState, ServerConn, ServerEvent};
-
-/// Up to `n` events, stopping at the first that needs the driver (not
-/// Data/Trailers/End), as debug strings.
-fn until_driver(conn: &mut ServerConn, n: usize) -> Vec<String> {
-    let mut seen = Vec::new();
-    for _ in 0..n {
-        let e = conn.next_event();
-        seen.push(format!("{e:?}"));
-        if !matches!(
-            e,
-            ServerEvent::Data(_) | ServerEvent::Trailers(_) | ServerEvent::End
-        ) {
-            break;
-        }
-    }
-    seen
-}
 
 #[test]
 fn a_final_status_before_the_body_closes_the_connection() {

@@ -4,18 +4,8 @@
 
 mod common;
 
-use common::{head, take_out};
+use common::{drain, head, take_out};
 use h1_conn::{ClientConn, Config, Error, Pause, ServerConn, ServerEvent};
-
-/// Drains events until one that is not Data/Trailers/End.
-fn drain(conn: &mut ServerConn) -> ServerEvent {
-    loop {
-        match conn.next_event() {
-            ServerEvent::Data(_) | ServerEvent::Trailers(_) | ServerEvent::End => {}
-            e => return e,
-        }
-    }
-}
 
 #[test]
 fn bodies_over_the_limit_get_413() {

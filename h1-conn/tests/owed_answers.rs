@@ -3,11 +3,13 @@
 //! closing response, RFC 9112 §9.6), and the connection ends instead of
 //! waiting for an answer it can no longer send.
 
-use h1_conn::{Closing, DateLine, Framing, Pause, ServerConn, ServerEvent};
+mod common;
+
+use h1_conn::{Closing, Framing, Pause, ServerConn, ServerEvent};
 
 fn srv() -> ServerConn {
     let mut c = ServerConn::default();
-    c.set_date(DateLine::new(b"Sun, 06 Nov 1994 08:49:37 GMT").unwrap());
+    c.set_date(common::date());
     c
 }
 
@@ -38,11 +40,17 @@ fn assert_ends(conn: &mut ServerConn) {
     );
 }
 
-/// A failed request behind one being answereda: `close()` (graceful shutdown) while an error answer is owed
-/// behind A: A's response becomes "the last" and says `Connection: close`,
-/// `Send` goes `Closed`, `Recv::Failed { answer: Some(400) }` ignores
-/// `Close`, and the 400 can never be written: `Paused(ResponsesOwed)`
-/// forever, `closing()` `Open`.
+/// Answers A with a streamed body (`framing`) whose response closes the
+/// connection.
+fn stream_a_closing_answer(conn: &mut ServerConn, framing: Framing) {
+    let sent = conn.respond(200, framing).unwrap().finish().unwrap();
+    assert!(sent.body && sent.close);
+    conn.send_data(b"hi").unwrap();
+    conn.send_end().unwrap();
+}
+
+/// `close()` (a graceful shutdown) with an error answer owed behind A: the
+/// owed 400 is the last response and says `Connection: close`.
 #[test]
 fn close_with_an_error_answer_owed_does_not_hang() {
     let mut conn = a_then_garbage(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -51,41 +59,28 @@ fn close_with_an_error_answer_owed_does_not_hang() {
     assert_ends(&mut conn);
 }
 
-/// A failed request behind one being answeredb: the same hang when A's response is delimited by the close.
+/// A's response delimited by the close: the answer owed behind it is
+/// dropped and the connection ends.
 #[test]
 fn close_delimited_response_with_an_error_answer_owed_does_not_hang() {
     let mut conn = a_then_garbage(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
-    let sent = conn
-        .respond(200, Framing::UntilClose)
-        .unwrap()
-        .finish()
-        .unwrap();
-    assert!(sent.body && sent.close);
-    conn.send_data(b"hi").unwrap();
-    conn.send_end().unwrap();
+    stream_a_closing_answer(&mut conn, Framing::UntilClose);
     assert_ends(&mut conn);
 }
 
-/// A failed request behind one being answeredc: attacker-chosen trigger: an HTTP/1.0 keep-alive request and
-/// a garbage line. A server that streams its answer (`Framing::Chunked`)
-/// gets a close-delimited body (no chunked to HTTP/1.0), and hangs.
+/// What a client can bring about alone: an HTTP/1.0 keep-alive request and
+/// a garbage line, to a server that streams its answers (no chunked to
+/// HTTP/1.0: the close delimits the body).
 #[test]
 fn streamed_answer_to_http10_with_an_error_answer_owed_does_not_hang() {
     let mut conn = a_then_garbage(b"GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
-    let sent = conn
-        .respond(200, Framing::Chunked)
-        .unwrap()
-        .finish()
-        .unwrap();
-    assert!(sent.body && sent.close);
-    conn.send_data(b"hi").unwrap();
-    conn.send_end().unwrap();
+    stream_a_closing_answer(&mut conn, Framing::Chunked);
     assert_ends(&mut conn);
 }
 
-/// A failed request behind one being answeredd: `close()` first, then the request being read fails in its
-/// body: it is dropped, the earlier A becomes "the last" and closes, and
-/// the 400 is stranded the same way.
+/// `close()` first, then the request being read fails in its body: that
+/// request is dropped, A's response is the last and closes, and the
+/// connection ends.
 #[test]
 fn close_then_a_failed_body_does_not_hang() {
     let mut conn = srv();

@@ -6,19 +6,9 @@
 
 mod common;
 
-use common::{head, take_out};
+use common::{drain, head, take_out};
 use h1_conn::{Error, Framing, SendError, SendState, ServerConn, ServerEvent};
 use h1_parse::ErrorKind;
-
-/// Drains events until one that is not Data/Trailers/End.
-fn drain(conn: &mut ServerConn) -> ServerEvent {
-    loop {
-        match conn.next_event() {
-            ServerEvent::Data(_) | ServerEvent::Trailers(_) | ServerEvent::End => {}
-            e => return e,
-        }
-    }
-}
 
 #[test]
 fn body_kinds_follow_rfc9112_section_6_3() {

@@ -379,3 +379,30 @@ pub(crate) fn take_out(conn: &mut ServerConn) -> String {
     conn.written(n);
     out
 }
+
+/// Drains events until one that is not Data/Trailers/End.
+pub(crate) fn drain(conn: &mut ServerConn) -> ServerEvent {
+    loop {
+        match conn.next_event() {
+            ServerEvent::Data(_) | ServerEvent::Trailers(_) | ServerEvent::End => {}
+            e => return e,
+        }
+    }
+}
+
+/// Up to `n` events, stopping at the first that needs the driver (not
+/// Data/Trailers/End), as debug strings.
+pub(crate) fn until_driver(conn: &mut ServerConn, n: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..n {
+        let e = conn.next_event();
+        seen.push(format!("{e:?}"));
+        if !matches!(
+            e,
+            ServerEvent::Data(_) | ServerEvent::Trailers(_) | ServerEvent::End
+        ) {
+            break;
+        }
+    }
+    seen
+}
