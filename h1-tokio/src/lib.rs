@@ -1,22 +1,50 @@
 //! HTTP/1.1 on tokio with [`h1_conn`] as the engine, for services written
 //! with the `http` types.
 //!
-//! Under construction: this step holds the request [`Body`], which streams
-//! a request's body from the connection to the service with backpressure
-//! (one chunk in flight, never the whole body buffered), its trailers, and
-//! the signal that the service has started reading it (when a waiting
-//! `Expect: 100-continue` client is told to send). The connection driver
-//! that serves a `tower_service::Service` over any `AsyncRead +
-//! AsyncWrite` comes next; `DESIGN.md` beside this crate's `Cargo.toml`
-//! holds the plan (how hyper does it, and the driver on h1-conn's API).
+//! [`serve_connection`] serves one connection (any `AsyncRead +
+//! AsyncWrite`) with a `tower_service::Service<http::Request<Body>>`: each
+//! request is parsed and checked by h1-conn's strict defaults and handed
+//! over as soon as its head has arrived; its [`Body`] streams behind it
+//! with backpressure (one chunk between the connection and the service,
+//! never the whole body buffered), trailers included, and a client
+//! waiting on `Expect: 100-continue` is invited when the service first
+//! reads the body. Pipelined requests are answered in order. Responses are
+//! framed by h1-encode: `Content-Length` when the body's size is known,
+//! chunked otherwise, trailers, `Date`.
+//!
+//! ```no_run
+//! use h1_tokio::{serve_connection, service_fn, Body, Config};
+//! use http::{Request, Response};
+//! use http_body_util::BodyExt;
+//!
+//! # async fn run(stream: tokio::net::TcpStream) -> Result<(), h1_tokio::Error> {
+//! let echo = service_fn(|req: Request<Body>| async move {
+//!     let body = req.into_body().collect().await?.to_bytes();
+//!     Ok::<_, h1_tokio::BodyError>(Response::new(http_body_util::Full::new(body)))
+//! });
+//! serve_connection(stream, echo, Config::default()).await
+//! # }
+//! ```
+//!
+//! Under construction (issue 15; `DESIGN.md` beside this crate's
+//! `Cargo.toml` holds the plan): timeouts, protocol switches, a `Server`
+//! with graceful shutdown, and the allocation-free service API come next.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-// The connection driver, the one user of the body channel and the request
-// conversion, is the next step of this crate (issue 15); until it lands,
-// only their tests use them.
-#![allow(dead_code)]
 
 mod body;
+mod config;
+mod error;
 mod request;
+mod response;
+mod serve;
+mod service;
 
 pub use body::{Body, BodyError};
+pub use config::Config;
+pub use error::Error;
+pub use serve::serve_connection;
+pub use service::{service_fn, ServiceFn};
+
+/// The error type services and bodies may fail with.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

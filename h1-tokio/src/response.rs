@@ -1,0 +1,179 @@
+//! A service's `http::Response` as h1-conn writes it: the fields that say
+//! how the message is delimited become its [`Framing`], the others are
+//! written as they are.
+
+use h1_conn::Framing;
+use http::header::{HeaderValue, CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
+use http::HeaderMap;
+
+/// How a response is delimited, and whether it asks to close.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Delimiting {
+    pub(crate) framing: Framing,
+    /// The service set `Connection: close`.
+    pub(crate) close: bool,
+}
+
+/// A framing field the encoder cannot honour: the response is replaced by
+/// a 500.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct BadFraming;
+
+/// Takes `Content-Length`, `Transfer-Encoding` and the `close` and
+/// `keep-alive` tokens of `Connection` out of `headers` (h1-encode writes
+/// them itself from the framing) and says how the message is delimited:
+/// by the service's `Content-Length` or `Transfer-Encoding: chunked` when
+/// it set one, else by the body's exact size when it knows it, else
+/// chunked. A status without content (1xx, 204, 304) has none.
+pub(crate) fn delimiting(
+    status: u16,
+    headers: &mut HeaderMap,
+    exact: Option<u64>,
+) -> Result<Delimiting, BadFraming> {
+    let mut framing = None;
+    if let Some(v) = take_single(headers, &CONTENT_LENGTH)? {
+        let n = std::str::from_utf8(v.as_bytes())
+            .ok()
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|s| s.parse::<u64>().ok())
+            .ok_or(BadFraming)?;
+        framing = Some(Framing::Length(n));
+    }
+    if let Some(v) = take_single(headers, &TRANSFER_ENCODING)? {
+        // Only the chunked coding, which the encoder applies: any other
+        // would have to be applied here too.
+        if framing.is_some() || !v.as_bytes().eq_ignore_ascii_case(b"chunked") {
+            return Err(BadFraming);
+        }
+        framing = Some(Framing::Chunked);
+    }
+    let close = take_close(headers);
+    let framing = if matches!(status, 100..=199 | 204 | 304) {
+        Framing::Empty
+    } else {
+        framing.unwrap_or(match exact {
+            Some(n) => Framing::Length(n),
+            None => Framing::Chunked,
+        })
+    };
+    Ok(Delimiting { framing, close })
+}
+
+/// Removes `name` from `headers`: its one value, `BadFraming` when it was
+/// repeated.
+fn take_single(
+    headers: &mut HeaderMap,
+    name: &http::header::HeaderName,
+) -> Result<Option<HeaderValue>, BadFraming> {
+    if headers.get_all(name).iter().nth(1).is_some() {
+        return Err(BadFraming);
+    }
+    Ok(headers.remove(name))
+}
+
+/// Removes `close` and `keep-alive` from the `Connection` fields (the
+/// connection decides persistence and writes them), keeping the other
+/// tokens; whether `close` was among them.
+fn take_close(headers: &mut HeaderMap) -> bool {
+    if !headers.contains_key(CONNECTION) {
+        return false;
+    }
+    let mut close = false;
+    let mut kept = Vec::new();
+    for value in headers.get_all(CONNECTION) {
+        for token in value.as_bytes().split(|&b| b == b',') {
+            let token = token.trim_ascii();
+            if token.eq_ignore_ascii_case(b"close") {
+                close = true;
+            } else if !token.is_empty() && !token.eq_ignore_ascii_case(b"keep-alive") {
+                kept.push(token.to_vec());
+            }
+        }
+    }
+    headers.remove(CONNECTION);
+    if !kept.is_empty() {
+        if let Ok(v) = HeaderValue::from_bytes(&kept.join(&b", "[..])) {
+            headers.insert(CONNECTION, v);
+        }
+    }
+    close
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(fields: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut m = HeaderMap::new();
+        for (n, v) in fields {
+            m.append(*n, HeaderValue::from_static(v));
+        }
+        m
+    }
+
+    #[test]
+    fn a_known_size_is_a_content_length_and_an_unknown_one_chunked() {
+        let mut h = map(&[("x", "y")]);
+        let d = delimiting(200, &mut h, Some(13)).expect("fine");
+        assert_eq!(
+            d,
+            Delimiting {
+                framing: Framing::Length(13),
+                close: false
+            }
+        );
+        let d = delimiting(200, &mut h, None).expect("fine");
+        assert_eq!(d.framing, Framing::Chunked);
+        assert_eq!(h.len(), 1, "other fields stay");
+    }
+
+    #[test]
+    fn the_services_own_framing_fields_win_and_are_taken_out() {
+        let mut h = map(&[("content-length", "5")]);
+        assert_eq!(
+            delimiting(200, &mut h, None).expect("fine").framing,
+            Framing::Length(5)
+        );
+        assert!(h.is_empty());
+        let mut h = map(&[("transfer-encoding", "Chunked")]);
+        assert_eq!(
+            delimiting(200, &mut h, Some(3)).expect("fine").framing,
+            Framing::Chunked
+        );
+        assert!(h.is_empty());
+    }
+
+    #[test]
+    fn framing_fields_the_encoder_cannot_honour_are_refused() {
+        for fields in [
+            &[("content-length", "5"), ("content-length", "5")][..],
+            &[("content-length", "-1")],
+            &[("content-length", "")],
+            &[("content-length", "5"), ("transfer-encoding", "chunked")],
+            &[("transfer-encoding", "gzip, chunked")],
+        ] {
+            let mut h = map(fields);
+            assert_eq!(delimiting(200, &mut h, None), Err(BadFraming), "{fields:?}");
+        }
+    }
+
+    #[test]
+    fn connection_close_is_taken_as_a_decision_and_other_tokens_kept() {
+        let mut h = map(&[("connection", "Keep-Alive, close"), ("connection", "x-hop")]);
+        let d = delimiting(200, &mut h, Some(0)).expect("fine");
+        assert!(d.close);
+        assert_eq!(h.get_all(CONNECTION).iter().collect::<Vec<_>>(), ["x-hop"]);
+        let mut h = map(&[("connection", "keep-alive")]);
+        assert!(!delimiting(200, &mut h, Some(0)).expect("fine").close);
+        assert!(h.is_empty());
+    }
+
+    #[test]
+    fn statuses_without_content_have_no_framing() {
+        for status in [101, 204, 304] {
+            let mut h = HeaderMap::new();
+            let d = delimiting(status, &mut h, None).expect("fine");
+            assert_eq!(d.framing, Framing::Empty, "{status}");
+        }
+    }
+}

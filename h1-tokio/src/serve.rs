@@ -1,0 +1,556 @@
+//! The connection driver: one [`ServerConn`] on one socket, its requests
+//! handed to a service and its responses written in order.
+//!
+//! One future owns the socket, the protocol machine, the service and the
+//! responses under way; it is polled by whatever wakes it (the socket, a
+//! response future, a response body, the request body's reader) and each
+//! time does every step that can be done without waiting, in this order:
+//! start and stream the responses that are ready, oldest first; write
+//! `100 Continue` when a waiting request's body is first read; take the
+//! events of the bytes received (a request is handed to the service as its
+//! head arrives, its body follows it through the [`Body`] one chunk at a
+//! time); write what was encoded; read when the machine needs more bytes.
+
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::{Buf, Bytes};
+use h1_conn::{Closing, Expect, Framing, Method, SendState, ServerConn, ServerEvent, Span};
+use http::{HeaderMap, Request, Response};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tower_service::Service;
+
+use crate::body::Sender;
+use crate::request::to_http;
+use crate::response::delimiting;
+use crate::{Body, BodyError, BoxError, Config, Error};
+
+/// Rounds of work one poll may do before it yields to the runtime, so a
+/// client that pipelines without pause cannot starve the other tasks.
+const ROUNDS: usize = 16;
+
+/// Serves HTTP/1.1 on `io` with `service` until the connection ends.
+///
+/// Requests are parsed and checked by [`h1_conn`] with `config`'s strict
+/// defaults; each is handed to the service as an `http::Request<Body>` as
+/// soon as its head has arrived, its body streaming behind it. Pipelined
+/// requests are handed over in turn (up to `config.conn.max_unanswered`
+/// waiting) and answered in order. A client that breaks the protocol gets
+/// its status (400, 413, 417, ...) from the connection, which then closes;
+/// that is no error here. On close the connection lingers as RFC 9112 §9.6
+/// asks (the write side shut down, unread bytes drained for a bounded time),
+/// which needs a runtime with its timer enabled.
+///
+/// A response body whose size is known is sent with `Content-Length`, any
+/// other chunked (or delimited by the close, to an HTTP/1.0 client);
+/// `Date` is added. A service whose future fails has its request answered
+/// 500, and the connection closes once the requests already received are
+/// answered (the last answer says so).
+///
+/// Not yet: protocol switches (a `101` or a `2xx` to `CONNECT` from the
+/// service is answered `501` and the connection closes), timeouts (wrap
+/// the future in `tokio::time::timeout` meanwhile).
+///
+/// ```no_run
+/// use h1_tokio::{serve_connection, service_fn, Body, Config};
+/// use http::{Request, Response};
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// loop {
+///     let (stream, _) = listener.accept().await?;
+///     tokio::spawn(async move {
+///         let hello = service_fn(|_req: Request<Body>| async {
+///             Ok::<_, std::convert::Infallible>(Response::new(String::from("Hello, World!")))
+///         });
+///         if let Err(e) = serve_connection(stream, hello, Config::default()).await {
+///             eprintln!("connection: {e}");
+///         }
+///     });
+/// }
+/// # }
+/// ```
+pub async fn serve_connection<I, S, B>(io: I, service: S, config: Config) -> Result<(), Error>
+where
+    I: AsyncRead + AsyncWrite + Unpin,
+    S: Service<Request<Body>, Response = Response<B>>,
+    S::Error: Into<BoxError>,
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
+    let mut driver = Driver::new(io, service, config);
+    poll_fn(|cx| driver.poll(cx)).await?;
+    driver.close().await
+}
+
+/// A request handed to the service, waiting for its response to start.
+enum Owed<F, B> {
+    /// The service is working on it.
+    Calling {
+        future: Pin<Box<F>>,
+        /// The request was `CONNECT`: a 2xx to it would switch protocols.
+        connect: bool,
+    },
+    /// The service has answered; it goes out at its turn.
+    Ready {
+        response: Response<B>,
+        connect: bool,
+    },
+    /// The connection answers it itself with this status and closes.
+    Own(u16),
+}
+
+struct Driver<I, S: Service<Request<Body>>, B> {
+    io: I,
+    service: S,
+    conn: ServerConn,
+    max_output: usize,
+    /// Requests whose responses have not started, oldest first.
+    owed: VecDeque<Owed<S::Future, B>>,
+    /// The oldest response's body while it is being sent.
+    streaming: Option<Pin<Box<B>>>,
+    /// The body of the request being received, while its reader wants it.
+    body: Option<Sender>,
+    /// Trailer fields of the body being received, until its end.
+    trailers: Option<HeaderMap>,
+    /// Between a request's head and its end.
+    receiving: bool,
+    /// The request being received has its response under way.
+    receiving_answered: bool,
+    /// The request being received waits for `100 Continue`.
+    continue_owed: bool,
+    /// The service said it is ready for a request.
+    service_ready: bool,
+    /// The machine needs more bytes.
+    want_read: bool,
+    /// Bytes were written since the last flush.
+    unflushed: bool,
+    /// The machine said `Closed`: no further request will come.
+    closed: bool,
+}
+
+impl<I, S, B> Driver<I, S, B>
+where
+    I: AsyncRead + AsyncWrite + Unpin,
+    S: Service<Request<Body>, Response = Response<B>>,
+    S::Error: Into<BoxError>,
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
+    fn new(io: I, service: S, config: Config) -> Self {
+        let machine = config.machine();
+        Driver {
+            io,
+            service,
+            max_output: machine.max_buffered_output,
+            conn: ServerConn::new(machine),
+            owed: VecDeque::new(),
+            streaming: None,
+            body: None,
+            trailers: None,
+            receiving: false,
+            receiving_answered: false,
+            continue_owed: false,
+            service_ready: false,
+            want_read: false,
+            unflushed: false,
+            closed: false,
+        }
+    }
+
+    /// Ready once the connection has nothing more to do but close.
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        for _ in 0..ROUNDS {
+            let mut progress = self.respond(cx)?;
+            progress |= self.invite(cx);
+            progress |= self.receive(cx)?;
+            progress |= self.respond(cx)?;
+            match self.write(cx) {
+                Poll::Ready(result) => result?,
+                // Woken when the socket takes more.
+                Poll::Pending if progress => continue,
+                Poll::Pending => return Poll::Pending,
+            }
+            if self.closed && self.owed.is_empty() && self.streaming.is_none() {
+                return Poll::Ready(Ok(()));
+            }
+            if self.want_read {
+                progress |= self.read(cx)?;
+            }
+            if !progress {
+                return Poll::Pending;
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+
+    /// Starts and streams the responses that are ready, in order: whether
+    /// anything was done.
+    fn respond(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
+        let mut progress = false;
+        loop {
+            if let Some(body) = &mut self.streaming {
+                if self.conn.out().len() >= self.max_output {
+                    break;
+                }
+                match body.as_mut().poll_frame(cx) {
+                    Poll::Pending => break,
+                    Poll::Ready(frame) => {
+                        progress = true;
+                        self.send_frame(frame)?;
+                    }
+                }
+                continue;
+            }
+            // Every response future is polled, not just the oldest: later
+            // ones may finish early and wait their turn.
+            for owed in &mut self.owed {
+                if let Owed::Calling { future, connect } = owed {
+                    if let Poll::Ready(result) = future.as_mut().poll(cx) {
+                        *owed = match result {
+                            Ok(response) => Owed::Ready {
+                                response,
+                                connect: *connect,
+                            },
+                            Err(_) => Owed::Own(500),
+                        };
+                    }
+                }
+            }
+            if matches!(self.owed.front(), None | Some(Owed::Calling { .. }))
+                || self.conn.send_state() != SendState::Idle
+            {
+                break;
+            }
+            let Some(owed) = self.owed.pop_front() else {
+                break;
+            };
+            progress = true;
+            if self.receiving && self.owed.is_empty() {
+                self.receiving_answered = true;
+            }
+            match owed {
+                Owed::Ready { response, connect } => self.start(response, connect),
+                Owed::Own(status) => self.answer(status),
+                Owed::Calling { .. } => unreachable!("only a started response is popped"),
+            }
+        }
+        Ok(progress)
+    }
+
+    /// Writes the head of `response` (to a `CONNECT` request when
+    /// `connect`), and its body when it has it whole.
+    fn start(&mut self, response: Response<B>, connect: bool) {
+        let (mut parts, body) = response.into_parts();
+        let status = parts.status.as_u16();
+        if status == 101 || (connect && (200..300).contains(&status)) {
+            // Switching protocols is a later step of this driver.
+            return self.answer(501);
+        }
+        let exact = body.size_hint().exact();
+        let Ok(d) = delimiting(status, &mut parts.headers, exact) else {
+            return self.answer(500);
+        };
+        if d.close {
+            self.conn.close();
+        }
+        let Ok(mut r) = self.conn.respond(status, d.framing) else {
+            return self.answer(500);
+        };
+        let fields = parts
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes()));
+        if r.fields(fields).is_err() {
+            drop(r);
+            return self.answer(500);
+        }
+        match r.finish() {
+            Ok(sent) if sent.body && !body.is_end_stream() => {
+                self.streaming = Some(Box::pin(body));
+            }
+            // Ended with its head (HEAD, 204, 304, an empty body): an
+            // empty body's end is written by the encoder's finish.
+            Ok(sent) if sent.body => {
+                let _ = self.conn.send_end();
+            }
+            Ok(_) => {}
+            Err(_) => self.answer(500),
+        }
+    }
+
+    /// The connection's own answer to the oldest request: `status`, no
+    /// body, and the connection closes after it.
+    fn answer(&mut self, status: u16) {
+        self.conn.close();
+        let empty: [(&[u8], &[u8]); 0] = [];
+        // It fails only when the connection has already failed, which
+        // then writes its own answer.
+        let _ = self.conn.respond_with(status, empty, b"");
+    }
+
+    /// Sends one frame of the response body being streamed.
+    fn send_frame(
+        &mut self,
+        frame: Option<Result<http_body::Frame<B::Data>, B::Error>>,
+    ) -> Result<(), Error> {
+        let frame = match frame {
+            None => {
+                self.streaming = None;
+                // Too short for its Content-Length: the encoder refuses
+                // to end it, and a message cut short ends the connection.
+                return self.conn.send_end().map_err(Error::response_body);
+            }
+            Some(Err(e)) => {
+                self.streaming = None;
+                return Err(Error::response_body(e));
+            }
+            Some(Ok(frame)) => frame,
+        };
+        match frame.into_data() {
+            Ok(mut data) => {
+                while data.has_remaining() {
+                    let chunk = data.chunk();
+                    let n = chunk.len();
+                    if let Err(e) = self.conn.send_data(chunk) {
+                        self.streaming = None;
+                        return Err(Error::response_body(e));
+                    }
+                    data.advance(n);
+                }
+                Ok(())
+            }
+            Err(frame) => {
+                self.streaming = None;
+                let Ok(trailers) = frame.into_trailers() else {
+                    // A frame of a kind this crate does not know: the body
+                    // ends without it.
+                    return self.conn.send_end().map_err(Error::response_body);
+                };
+                let fields = trailers
+                    .iter()
+                    .map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
+                match self.conn.send_end_with_trailers(fields) {
+                    Ok(()) => Ok(()),
+                    // Trailers need a chunked body (a Content-Length one,
+                    // or one to HTTP/1.0, has no place for them): dropped.
+                    Err(_) => self.conn.send_end().map_err(Error::response_body),
+                }
+            }
+        }
+    }
+
+    /// `100 Continue` for the request being received, once its reader
+    /// has asked for the body and every earlier response is done.
+    fn invite(&mut self, cx: &mut Context<'_>) -> bool {
+        if !self.continue_owed {
+            return false;
+        }
+        let Some(body) = &mut self.body else {
+            self.continue_owed = false;
+            return false;
+        };
+        match body.poll_wanted(cx) {
+            Poll::Ready(true) => match self.conn.send_continue() {
+                Ok(true) => {
+                    self.continue_owed = false;
+                    true
+                }
+                // Not its turn yet (or no longer owed): asked again after
+                // the next response.
+                _ => false,
+            },
+            Poll::Ready(false) => {
+                self.continue_owed = false;
+                false
+            }
+            Poll::Pending => false,
+        }
+    }
+
+    /// Takes the events of the bytes received until the machine needs
+    /// more, pauses, or a reader has not taken its chunk yet.
+    fn receive(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
+        let mut progress = false;
+        while !self.closed {
+            if let Some(body) = &mut self.body {
+                match body.poll_ready(cx) {
+                    Poll::Ready(Ok(())) => {}
+                    // Its reader is gone: the rest is read and discarded.
+                    Poll::Ready(Err(_)) => self.body = None,
+                    Poll::Pending => break,
+                }
+            }
+            if !self.receiving && !self.service_ready {
+                match self.service.poll_ready(cx) {
+                    Poll::Ready(Ok(())) => self.service_ready = true,
+                    Poll::Ready(Err(e)) => return Err(Error::service(e)),
+                    Poll::Pending => break,
+                }
+            }
+            match self.conn.next_event() {
+                ServerEvent::Request(req) => {
+                    progress = true;
+                    self.service_ready = false;
+                    self.receiving = true;
+                    self.receiving_answered = false;
+                    let (sender, body) = match req.framing {
+                        Framing::Length(n) if n > 0 => {
+                            let (s, b) = Body::channel(Some(n));
+                            (Some(s), b)
+                        }
+                        f if f.has_body() => {
+                            let (s, b) = Body::channel(None);
+                            (Some(s), b)
+                        }
+                        _ => (None, Body::empty()),
+                    };
+                    self.continue_owed = sender.is_some() && req.expect() == Expect::Continue;
+                    self.body = sender;
+                    let connect = req.method() == Method::Connect;
+                    match to_http(&req, self.conn.received(), self.conn.fields(), body) {
+                        Ok(request) => self.owed.push_back(Owed::Calling {
+                            future: Box::pin(self.service.call(request)),
+                            connect,
+                        }),
+                        Err(_) => self.owed.push_back(Owed::Own(400)),
+                    }
+                }
+                ServerEvent::Data(span) => {
+                    progress = true;
+                    self.continue_owed = false;
+                    if let Some(body) = &mut self.body {
+                        body.send(chunk(&self.conn, span));
+                    }
+                }
+                ServerEvent::Trailers(_) => {
+                    self.trailers = self.conn.trailers().map(|view| {
+                        let mut map = HeaderMap::new();
+                        for (name, value) in view {
+                            let name = http::HeaderName::from_bytes(name);
+                            let value = http::HeaderValue::from_bytes(value);
+                            if let (Ok(n), Ok(v)) = (name, value) {
+                                map.append(n, v);
+                            }
+                        }
+                        map
+                    });
+                }
+                ServerEvent::End => {
+                    progress = true;
+                    self.receiving = false;
+                    self.continue_owed = false;
+                    if let Some(body) = self.body.take() {
+                        body.finish(self.trailers.take());
+                    }
+                }
+                ServerEvent::Error(e) => {
+                    progress = true;
+                    if let Some(body) = self.body.take() {
+                        body.fail(BodyError::malformed(e));
+                    }
+                    // The machine answers the failed request itself unless
+                    // its response is under way: the service's is not
+                    // wanted then.
+                    if self.receiving && !self.receiving_answered {
+                        self.owed.pop_back();
+                    }
+                    self.receiving = false;
+                    self.continue_owed = false;
+                }
+                ServerEvent::NeedMore => {
+                    self.want_read = true;
+                    break;
+                }
+                ServerEvent::Closed => {
+                    self.closed = true;
+                    break;
+                }
+                // Output to write first, responses to finish, or a switch,
+                // which `start` never lets happen.
+                _ => break,
+            }
+        }
+        Ok(progress)
+    }
+
+    /// Writes what the machine encoded: ready once all of it is written
+    /// and flushed.
+    fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        while !self.conn.out().is_empty() {
+            match Pin::new(&mut self.io).poll_write(cx, self.conn.out()) {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(
+                        std::io::Error::from(std::io::ErrorKind::WriteZero).into()
+                    ))
+                }
+                Poll::Ready(Ok(n)) => {
+                    self.conn.written(n);
+                    self.unflushed = true;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        if self.unflushed {
+            match Pin::new(&mut self.io).poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.unflushed = false,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Reads into the machine's buffer: whether anything (bytes or the
+    /// end) arrived.
+    fn read(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
+        let mut buf = ReadBuf::new(self.conn.read_buf());
+        match Pin::new(&mut self.io).poll_read(cx, &mut buf) {
+            Poll::Ready(Ok(())) => {
+                let n = buf.filled().len();
+                self.want_read = false;
+                if n == 0 {
+                    self.conn.eof();
+                } else {
+                    self.conn.filled(n);
+                }
+                Ok(true)
+            }
+            Poll::Ready(Err(e)) => Err(e.into()),
+            Poll::Pending => Ok(false),
+        }
+    }
+
+    /// Ends the connection as the machine says: at once, or shutting down
+    /// the write side and draining what the client still sends for a
+    /// bounded time (RFC 9112 §9.6), so its unread bytes cannot make its
+    /// stack reset the connection before it has read the last response.
+    async fn close(mut self) -> Result<(), Error> {
+        if let Closing::Linger { bytes, time } = self.conn.closing() {
+            self.io.shutdown().await?;
+            let drain = async {
+                let mut left = bytes;
+                let mut scrap = [0u8; 4096];
+                while left > 0 {
+                    match self.io.read(&mut scrap).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => left = left.saturating_sub(n as u64),
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(time, drain).await;
+        } else {
+            let _ = self.io.shutdown().await;
+        }
+        Ok(())
+    }
+}
+
+/// The body bytes of `span` as `Bytes` of their own.
+fn chunk(conn: &ServerConn, span: Span) -> Bytes {
+    Bytes::copy_from_slice(span.slice(conn.received()))
+}

@@ -1,0 +1,404 @@
+//! `serve_connection` over an in-memory socket: what a client sends, what
+//! it gets back, and what the service sees.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use h1_tokio::{serve_connection, service_fn, Body, Config};
+use http::{HeaderMap, Request, Response};
+use http_body::Frame;
+use http_body_util::{BodyExt, Full};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+use tokio::task::JoinHandle;
+
+type Served = JoinHandle<Result<(), h1_tokio::Error>>;
+
+/// A connection served by `service` on one end of a duplex pipe of
+/// `capacity` bytes; the other end is the client's.
+fn connect<S, B>(service: S, capacity: usize) -> (DuplexStream, Served)
+where
+    S: tower_service::Service<Request<Body>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<h1_tokio::BoxError>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<h1_tokio::BoxError>,
+{
+    let (client, server) = tokio::io::duplex(capacity);
+    let served = tokio::spawn(serve_connection(server, service, Config::default()));
+    (client, served)
+}
+
+/// Everything the server sends until it closes, the client having sent
+/// all it had (its write side shut down, so the server's linger on close
+/// ends at once).
+async fn read_all(client: &mut DuplexStream) -> String {
+    client.shutdown().await.expect("shutdown");
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut out))
+        .await
+        .expect("the server closes in time")
+        .expect("read");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Reads until `out` ends with a response whose text contains `until`.
+async fn read_until(client: &mut DuplexStream, until: &str) -> String {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&out).contains(until) {
+        let n = tokio::time::timeout(Duration::from_secs(10), client.read(&mut buf))
+            .await
+            .expect("an answer in time")
+            .expect("read");
+        assert!(
+            n > 0,
+            "closed before {until:?}: {}",
+            String::from_utf8_lossy(&out)
+        );
+        out.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn ok(text: &'static str) -> Result<Response<Full<Bytes>>, Infallible> {
+    Ok(Response::new(Full::new(Bytes::from_static(
+        text.as_bytes(),
+    ))))
+}
+
+#[tokio::test]
+async fn a_request_gets_the_services_response_with_its_length_and_date() {
+    let service = service_fn(|req: Request<Body>| async move {
+        assert_eq!(req.uri().path(), "/hello");
+        assert_eq!(req.headers()["host"], "a");
+        ok("Hello, World!")
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(
+        got.contains("\r\ncontent-length: 13\r\n") || got.contains("\r\nContent-Length: 13\r\n"),
+        "{got}"
+    );
+    assert!(
+        got.contains("\r\nDate: ") || got.contains("\r\ndate: "),
+        "{got}"
+    );
+    assert!(got.ends_with("\r\n\r\nHello, World!"), "{got}");
+    served.await.unwrap().expect("served without error");
+}
+
+#[tokio::test]
+async fn pipelined_requests_are_answered_in_order_whatever_order_they_finish_in() {
+    // The first request's answer takes longest.
+    let service = service_fn(|req: Request<Body>| async move {
+        let path = req.uri().path().to_owned();
+        let wait = match path.as_str() {
+            "/1" => 60,
+            "/2" => 30,
+            _ => 0,
+        };
+        tokio::time::sleep(Duration::from_millis(wait)).await;
+        Ok::<_, Infallible>(Response::new(Full::new(Bytes::from(path))))
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(
+            b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n\
+              GET /3 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    let bodies: Vec<&str> = got.split("\r\n\r\n").skip(1).map(|s| &s[..2]).collect();
+    assert_eq!(bodies, ["/1", "/2", "/3"], "{got}");
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_request_body_streams_to_the_service_and_back() {
+    let service = service_fn(|req: Request<Body>| async move {
+        let body = req
+            .into_body()
+            .collect()
+            .await
+            .expect("whole body")
+            .to_bytes();
+        Ok::<_, Infallible>(Response::new(Full::new(body)))
+    });
+    let (mut client, served) = connect(service, 4096);
+    let payload: Vec<u8> = (0..100_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let head = format!(
+        "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        payload.len()
+    );
+    let writer = {
+        let (mut r, mut w) = tokio::io::split(client);
+        let payload = payload.clone();
+        let write = tokio::spawn(async move {
+            w.write_all(head.as_bytes()).await.unwrap();
+            w.write_all(&payload).await.unwrap();
+            w
+        });
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).await.unwrap();
+        let w = write.await.unwrap();
+        client = r.unsplit(w);
+        out
+    };
+    let text = String::from_utf8_lossy(&writer);
+    assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{}", &text[..100]);
+    assert!(writer.ends_with(&payload), "the body comes back whole");
+    drop(client);
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_chunked_request_body_brings_its_trailers() {
+    let seen: Arc<Mutex<Option<HeaderMap>>> = Arc::default();
+    let keep = Arc::clone(&seen);
+    let service = service_fn(move |req: Request<Body>| {
+        let keep = Arc::clone(&keep);
+        async move {
+            let collected = req.into_body().collect().await.expect("whole body");
+            *keep.lock().unwrap() = collected.trailers().cloned();
+            let body = collected.to_bytes();
+            Ok::<_, Infallible>(Response::new(Full::new(body)))
+        }
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(
+            b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+              3\r\nabc\r\n2\r\nde\r\n0\r\nDigest: x\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(got.ends_with("\r\n\r\nabcde"), "{got}");
+    let trailers = seen.lock().unwrap().clone().expect("trailers");
+    assert_eq!(trailers["digest"], "x");
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn continue_is_sent_when_the_service_first_reads_the_body() {
+    let (go, wait) = tokio::sync::oneshot::channel::<()>();
+    let wait = Arc::new(Mutex::new(Some(wait)));
+    let service = service_fn(move |req: Request<Body>| {
+        let wait = wait.lock().unwrap().take();
+        async move {
+            // Not reading the body until told to.
+            if let Some(w) = wait {
+                w.await.unwrap();
+            }
+            let body = req.into_body().collect().await.expect("body").to_bytes();
+            Ok::<_, Infallible>(Response::new(Full::new(body)))
+        }
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"PUT / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 64];
+    let early = tokio::time::timeout(Duration::from_millis(100), client.read(&mut buf)).await;
+    assert!(early.is_err(), "nothing is sent before the body is read");
+    go.send(()).unwrap();
+    let interim = read_until(&mut client, "\r\n\r\n").await;
+    assert_eq!(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+    client.write_all(b"hi").await.unwrap();
+    let got = read_all(&mut client).await;
+    assert!(
+        got.starts_with("HTTP/1.1 200 OK\r\n") && got.ends_with("\r\n\r\nhi"),
+        "{got}"
+    );
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_service_that_never_reads_the_body_sends_no_continue() {
+    let service = service_fn(|_req: Request<Body>| async { ok("no thanks") });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(
+            b"PUT / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_until(&mut client, "no thanks").await;
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(!got.contains("100 Continue"), "{got}");
+    assert!(
+        got.to_ascii_lowercase().contains("connection: close"),
+        "the unread body ends the connection: {got}"
+    );
+    drop(client);
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_slow_reader_holds_the_client_back_instead_of_filling_memory() {
+    let (go, wait) = tokio::sync::oneshot::channel::<()>();
+    let wait = Arc::new(Mutex::new(Some(wait)));
+    let service = service_fn(move |req: Request<Body>| {
+        let wait = wait.lock().unwrap().take();
+        async move {
+            let mut body = req.into_body();
+            let first = body.frame().await.expect("a frame").expect("data");
+            let mut n = first.into_data().map(|d| d.len()).unwrap_or(0);
+            if let Some(w) = wait {
+                w.await.unwrap();
+            }
+            while let Some(frame) = body.frame().await {
+                n += frame
+                    .expect("data")
+                    .into_data()
+                    .map(|d| d.len())
+                    .unwrap_or(0);
+            }
+            Ok::<_, Infallible>(Response::new(n.to_string()))
+        }
+    });
+    let (client, served) = connect(service, 8192);
+    let (mut r, mut w) = tokio::io::split(client);
+    let total = 1024 * 1024;
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: {total}\r\nConnection: close\r\n\r\n"
+    );
+    w.write_all(head.as_bytes()).await.unwrap();
+    let body = vec![b'x'; total];
+    let mut written = 0;
+    // With the service not reading, the pipe and the connection's buffer
+    // fill and the client cannot write the body.
+    let stalled = tokio::time::timeout(Duration::from_millis(300), async {
+        while written < total {
+            let n = w.write(&body[written..]).await.unwrap();
+            written += n;
+        }
+    })
+    .await;
+    assert!(
+        stalled.is_err(),
+        "the whole body was taken while nobody read it"
+    );
+    assert!(
+        written < 256 * 1024,
+        "{written} bytes taken while nobody read them"
+    );
+    go.send(()).unwrap();
+    w.write_all(&body[written..]).await.unwrap();
+    w.shutdown().await.unwrap();
+    let mut out = Vec::new();
+    r.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.ends_with(&format!("\r\n\r\n{total}")), "{text}");
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_malformed_request_is_answered_by_the_connection_which_then_closes() {
+    let service = service_fn(|_req: Request<Body>| async { ok("never") });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(got.starts_with("HTTP/1.1 400 "), "{got}");
+    assert!(!got.contains("never"), "{got}");
+    served
+        .await
+        .unwrap()
+        .expect("a client's mistake is no error of the server");
+}
+
+#[tokio::test]
+async fn a_failed_service_call_is_answered_500_and_the_connection_closes_after_the_requests_received(
+) {
+    let service = service_fn(|_req: Request<Body>| async { Err::<Response<String>, _>("broken") });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /next HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    // The requests already received are answered; the last answer says
+    // the connection closes, and nothing is read after them.
+    let answers: Vec<&str> = got.split_inclusive("\r\n\r\n").collect();
+    assert_eq!(answers.len(), 2, "{got}");
+    assert!(
+        answers.iter().all(|a| a.starts_with("HTTP/1.1 500 ")),
+        "{got}"
+    );
+    assert!(!answers[0].contains("Connection: close"), "{got}");
+    assert!(answers[1].contains("\r\nConnection: close\r\n"), "{got}");
+    served.await.unwrap().expect("served");
+}
+
+/// A response body of given frames, its size unknown.
+struct Frames(VecDeque<Frame<Bytes>>);
+
+impl http_body::Body for Frames {
+    type Data = Bytes;
+    type Error = Infallible;
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(self.0.pop_front().map(Ok))
+    }
+}
+
+#[tokio::test]
+async fn a_body_of_unknown_size_is_chunked_with_its_trailers() {
+    let service = service_fn(|_req: Request<Body>| async {
+        let mut trailers = HeaderMap::new();
+        trailers.insert("digest", http::HeaderValue::from_static("y"));
+        let frames = VecDeque::from([
+            Frame::data(Bytes::from_static(b"Hello, ")),
+            Frame::data(Bytes::from_static(b"World!")),
+            Frame::trailers(trailers),
+        ]);
+        Ok::<_, Infallible>(Response::new(Frames(frames)))
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(
+        got.to_ascii_lowercase()
+            .contains("\r\ntransfer-encoding: chunked\r\n"),
+        "{got}"
+    );
+    assert!(
+        got.ends_with("\r\n\r\n7\r\nHello, \r\n6\r\nWorld!\r\n0\r\ndigest: y\r\n\r\n"),
+        "{got}"
+    );
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn an_http_1_0_client_gets_its_answer_and_the_close() {
+    let service = service_fn(|_req: Request<Body>| async { ok("old") });
+    let (mut client, served) = connect(service, 4096);
+    client.write_all(b"GET / HTTP/1.0\r\n\r\n").await.unwrap();
+    let got = read_all(&mut client).await;
+    assert!(
+        got.starts_with("HTTP/1.1 200 OK\r\n") && got.ends_with("\r\n\r\nold"),
+        "{got}"
+    );
+    served.await.unwrap().expect("served");
+}
