@@ -4,9 +4,10 @@
 # 2N requests from h2load, and (Ir(2N) - Ir(N)) / N cancels start-up, the
 # connections' setup and shutdown. The counts repeat to a few instructions.
 #
-# Usage: benches/e2e/callgrind.sh [server...]   (h1, hyper, floor; default
-#        h1 and hyper). `floor` is benches/e2e/floor-hello: the same loop as
-#        h1's hello with no HTTP work, the floor under both.
+# Usage: benches/e2e/callgrind.sh [server...]   (h1, h1-tokio, hyper, floor;
+#        default h1 and hyper). `h1-tokio` is h1-tokio's `tokio-hello`;
+#        `floor` is benches/e2e/floor-hello: the same loop as h1's hello with
+#        no HTTP work, the floor under both.
 # Environment: N (default 20000 requests), MODES ("-m16 -m1": h2load's
 #              requests in flight per connection), C (connections, 16).
 #
@@ -28,7 +29,7 @@ done
 target=$root/target/callgrind
 echo "building (target-cpu=x86-64-v3) into $target" >&2
 (cd "$root" && RUSTFLAGS="-C target-cpu=x86-64-v3" CARGO_TARGET_DIR="$target" \
-    cargo build --quiet --release -p h1-conn --example hello)
+    cargo build --quiet --release -p h1-conn --example hello -p h1-tokio --example tokio-hello)
 (cd "$here/hyper-hello" && RUSTFLAGS="-C target-cpu=x86-64-v3" CARGO_TARGET_DIR="$target/hyper-hello" \
     cargo build --quiet --release)
 (cd "$here/floor-hello" && RUSTFLAGS="-C target-cpu=x86-64-v3" CARGO_TARGET_DIR="$target/floor-hello" \
@@ -37,9 +38,10 @@ echo "building (target-cpu=x86-64-v3) into $target" >&2
 binary() {
     case $1 in
     h1) echo "$target/release/examples/hello" ;;
+    h1-tokio) echo "$target/release/examples/tokio-hello" ;;
     hyper) echo "$target/hyper-hello/release/hyper-hello" ;;
     floor) echo "$target/floor-hello/release/floor-hello" ;;
-    *) echo "callgrind.sh: unknown server $1 (h1, hyper, floor)" >&2; exit 2 ;;
+    *) echo "callgrind.sh: unknown server $1 (h1, h1-tokio, hyper, floor)" >&2; exit 2 ;;
     esac
 }
 

@@ -1,0 +1,158 @@
+//! TechEmpower's plaintext test served by h1-tokio: `GET /plaintext` gets
+//! `Hello, World!` with `Content-Type`, `Content-Length`, `Date` and
+//! `Server`; other methods on it `405`, other targets `404` (as
+//! `benches/e2e/hyper-hello` answers, for the side-by-side benchmarks).
+//!
+//! ```text
+//! cargo run --release -p h1-tokio --example tokio-hello -- --addr 127.0.0.1:8080 [--threads N]
+//! ```
+//!
+//! It prints `listening on ADDR` once bound (`--addr 127.0.0.1:0` picks a
+//! free port). `--threads N` runs N current-thread runtimes, each on its
+//! own thread with its own listener on the same port (`SO_REUSEPORT`: the
+//! kernel spreads the connections); the default is one.
+
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+use h1_tokio::{serve_connection, service_fn, Body, Config};
+use http::header::{HeaderValue, ALLOW, CONTENT_TYPE, SERVER};
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::Full;
+use tokio::net::{TcpListener, TcpSocket};
+
+const BODY: &[u8] = b"Hello, World!";
+
+fn main() {
+    let (addr, threads) = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("tokio-hello: {e}\nusage: tokio-hello [--addr HOST:PORT] [--threads N]");
+            std::process::exit(2);
+        }
+    };
+    // tokio makes its sockets inside a runtime; these are handed to the
+    // serving threads' runtimes afterwards.
+    let setup = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap_or_else(|e| fail(&format!("no runtime: {e}")));
+    let guard = setup.enter();
+    // The first listener fixes the port (`:0` picks one); the others join
+    // it.
+    let first = listener(addr).unwrap_or_else(|e| fail(&format!("cannot listen on {addr}: {e}")));
+    let bound = first
+        .local_addr()
+        .unwrap_or_else(|e| fail(&format!("no local address: {e}")));
+    let mut listeners = vec![first];
+    for _ in 1..threads {
+        listeners.push(
+            listener(bound)
+                .unwrap_or_else(|e| fail(&format!("cannot listen again on {bound}: {e}"))),
+        );
+    }
+    drop(guard);
+    println!("listening on {bound}");
+    let _ = std::io::stdout().flush();
+    let workers: Vec<_> = listeners
+        .into_iter()
+        .map(|l| std::thread::spawn(move || serve(l)))
+        .collect();
+    for w in workers {
+        let _ = w.join();
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("tokio-hello: {message}");
+    std::process::exit(1);
+}
+
+/// A listening socket on `addr` that other listeners may share.
+fn listener(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.set_reuseport(true)?;
+    socket.bind(addr)?;
+    let listener = socket.listen(1024)?;
+    listener.into_std()
+}
+
+/// Serves `listener` on a current-thread runtime of its own.
+fn serve(listener: std::net::TcpListener) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| fail(&format!("no runtime: {e}")));
+    runtime.block_on(async move {
+        let listener =
+            TcpListener::from_std(listener).unwrap_or_else(|e| fail(&format!("listener: {e}")));
+        loop {
+            let (stream, _) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    eprintln!("tokio-hello: accept: {e}");
+                    continue;
+                }
+            };
+            let _ = stream.set_nodelay(true);
+            tokio::spawn(async move {
+                if let Err(e) = serve_connection(stream, service_fn(hello), Config::default()).await
+                {
+                    if !e.is_io() {
+                        eprintln!("tokio-hello: connection: {e}");
+                    }
+                }
+            });
+        }
+    });
+}
+
+async fn hello(req: Request<Body>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let mut res = Response::new(Full::new(Bytes::new()));
+    if req.uri().path() != "/plaintext" {
+        *res.status_mut() = StatusCode::NOT_FOUND;
+    } else if req.method() != Method::GET && req.method() != Method::HEAD {
+        *res.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        res.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+    } else {
+        *res.body_mut() = Full::new(Bytes::from_static(BODY));
+        res.headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    }
+    res.headers_mut()
+        .insert(SERVER, HeaderValue::from_static("h1"));
+    Ok(res)
+}
+
+/// `--addr HOST:PORT` (default 127.0.0.1:8080) and `--threads N` (default 1).
+fn args() -> Result<(SocketAddr, usize), String> {
+    let mut args = std::env::args().skip(1);
+    let mut addr = String::from("127.0.0.1:8080");
+    let mut threads = 1;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--addr" => addr = args.next().ok_or("--addr needs a value")?,
+            "--threads" => {
+                let n = args.next().ok_or("--threads needs a value")?;
+                threads = n
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or(format!("--threads: {n:?} is not a positive count"))?;
+            }
+            _ => return Err(format!("unknown argument {a:?}")),
+        }
+    }
+    let addr = addr
+        .parse()
+        .map_err(|e| format!("bad address {addr:?}: {e}"))?;
+    Ok((addr, threads))
+}
