@@ -26,6 +26,10 @@ pub enum Error {
     /// [`Config::refuse_unknown_expect`](crate::Config::refuse_unknown_expect)
     /// on (417, RFC 9110 §10.1.1).
     ExpectationFailed,
+    /// The peer took longer to send a head or a body than the caller
+    /// allows ([`ServerConn::time_out`](crate::ServerConn::time_out), 408,
+    /// RFC 9110 §15.5.9).
+    TimedOut,
     /// The peer closed its side in the middle of a message (RFC 9112 §8:
     /// an incomplete message is not processed as a whole one). Nothing is
     /// answered: the peer has stopped sending, and a request it never
@@ -42,8 +46,8 @@ pub enum Error {
 
 impl Error {
     /// The status a server answers: the parser's (400, 414, 431, 501, 505),
-    /// 413 for a body too large, 417 for an unknown expectation, 400
-    /// otherwise; `None` when nothing is answered (the peer closed in the
+    /// 413 for a body too large, 417 for an unknown expectation, 408 for a
+    /// peer too slow, 400 otherwise; `None` when nothing is answered (the peer closed in the
     /// middle of a message and stopped sending, and the client-only
     /// errors).
     pub const fn status(&self) -> Option<u16> {
@@ -51,6 +55,7 @@ impl Error {
             Error::Parse(e) => e.status(),
             Error::BodyTooLarge => 413,
             Error::ExpectationFailed => 417,
+            Error::TimedOut => 408,
             Error::ChunkExtensionsTooLong | Error::ContentInConnect => 400,
             Error::UnexpectedEof | Error::UnsolicitedResponse | Error::UnexpectedStatus => {
                 return None
@@ -75,6 +80,7 @@ impl fmt::Display for Error {
             }
             Error::ContentInConnect => f.write_str("CONNECT request with content"),
             Error::ExpectationFailed => f.write_str("expectation other than 100-continue"),
+            Error::TimedOut => f.write_str("the peer took too long to send"),
             Error::UnexpectedEof => f.write_str("connection closed in the middle of a message"),
             Error::UnsolicitedResponse => f.write_str("response without a request"),
             Error::UnexpectedStatus => f.write_str("status that cannot answer the request"),

@@ -170,6 +170,38 @@ impl Conn<Server> {
         self.m.recv(RecvInput::Finish);
     }
 
+    /// The client has taken too long: call it when a timer of the caller's
+    /// (how long a head or a body may take to arrive) has run out.
+    ///
+    /// A head of which some bytes have arrived, or a body still being
+    /// received whose response has not started, is answered `408 Request
+    /// Timeout` (RFC 9110 §15.5.9) once the responses owed before it are
+    /// done, and the connection then closes, as after any error of the
+    /// client's (its response under way, a body's request is not answered
+    /// twice: the connection closes after that response). A connection
+    /// waiting for a head with nothing of it received (idle between
+    /// requests) closes without an answer once nothing is owed.
+    ///
+    /// ```
+    /// use h1_conn::{Config, ServerConn, ServerEvent};
+    ///
+    /// let mut conn = ServerConn::new(Config::default());
+    /// conn.feed(b"GET / HTTP/1.1\r\nHo");
+    /// assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    /// conn.time_out();
+    /// assert!(conn.out().starts_with(b"HTTP/1.1 408 Request Timeout\r\n"));
+    /// assert_eq!(conn.next_event(), ServerEvent::Closed);
+    /// ```
+    pub fn time_out(&mut self) {
+        match self.m.recv {
+            Recv::Head if self.rx.buf.unconsumed().is_empty() => self.close(),
+            Recv::Head | Recv::Body { .. } => {
+                let _ = self.fail(Error::TimedOut);
+            }
+            _ => {}
+        }
+    }
+
     /// Starts the response to the oldest unanswered request.
     ///
     /// The connection states the facts of the request to the encoder (its

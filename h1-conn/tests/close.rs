@@ -214,3 +214,79 @@ fn a_clean_eof_between_requests_closes() {
     assert_eq!(conn.next_event(), ServerEvent::Closed);
     assert_eq!(conn.closing(), Closing::Close);
 }
+
+#[test]
+fn a_head_that_times_out_half_sent_is_answered_408_and_closes() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\nUser-Ag");
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    conn.time_out();
+    let out = take_out(&mut conn);
+    assert!(out.starts_with("HTTP/1.1 408 Request Timeout\r\n"), "{out}");
+    assert!(out.contains("\r\nConnection: close\r\n"), "{out}");
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
+
+#[test]
+fn an_idle_connection_that_times_out_closes_without_an_answer() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    conn.respond(204, Framing::Empty).unwrap().finish().unwrap();
+    take_out(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    conn.time_out();
+    assert_eq!(take_out(&mut conn), "", "nothing to answer");
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
+
+#[test]
+fn a_body_that_times_out_before_its_response_is_answered_408_after_those_owed() {
+    // The first request waits for its response; the second's body stalls.
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\nPOST /2 HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\nabc");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), ServerEvent::Data(_)));
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    conn.time_out();
+    assert_eq!(take_out(&mut conn), "", "the first response goes first");
+    assert_eq!(conn.unanswered(), 2);
+    conn.respond(200, Framing::Length(0))
+        .unwrap()
+        .finish()
+        .unwrap();
+    // The next event writes the answer that is now due.
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+    let out = take_out(&mut conn);
+    assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    let answer = out.split_inclusive("\r\n\r\n").nth(1).unwrap_or_default();
+    assert!(
+        answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_body_that_times_out_after_its_response_started_ends_the_connection_unanswered() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\nabc");
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), ServerEvent::Data(_)));
+    conn.respond(200, Framing::Length(2))
+        .unwrap()
+        .finish()
+        .unwrap();
+    conn.time_out();
+    conn.send_data(b"ok").unwrap();
+    conn.send_end().unwrap();
+    let out = take_out(&mut conn);
+    assert!(
+        out.starts_with("HTTP/1.1 200 OK\r\n") && out.ends_with("ok"),
+        "{out}"
+    );
+    assert!(!out.contains("408"), "{out}");
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
