@@ -4,17 +4,21 @@
 //! `benches/e2e/hyper-hello` answers, for the side-by-side benchmarks).
 //!
 //! ```text
-//! cargo run --release -p h1-tokio --example tokio-hello -- --addr 127.0.0.1:8080 [--threads N]
+//! cargo run --release -p h1-tokio --example tokio-hello -- --addr 127.0.0.1:8080 \
+//!     [--threads N] [--header-timeout-ms MS]
 //! ```
 //!
 //! It prints `listening on ADDR` once bound (`--addr 127.0.0.1:0` picks a
 //! free port). `--threads N` runs N current-thread runtimes, each on its
 //! own thread with its own listener on the same port (`SO_REUSEPORT`: the
 //! kernel spreads the connections); the default is one.
+//! `--header-timeout-ms` sets [`Config::header_read_timeout`] (a head not
+//! complete by then is answered 408); the default is the crate's.
 
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use bytes::Bytes;
 use h1_tokio::{serve_connection, service_fn, Body, Config};
@@ -26,10 +30,17 @@ use tokio::net::{TcpListener, TcpSocket};
 const BODY: &[u8] = b"Hello, World!";
 
 fn main() {
-    let (addr, threads) = match args() {
+    let Args {
+        addr,
+        threads,
+        config,
+    } = match args() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("tokio-hello: {e}\nusage: tokio-hello [--addr HOST:PORT] [--threads N]");
+            eprintln!(
+                "tokio-hello: {e}\n\
+                 usage: tokio-hello [--addr HOST:PORT] [--threads N] [--header-timeout-ms MS]"
+            );
             std::process::exit(2);
         }
     };
@@ -58,7 +69,10 @@ fn main() {
     let _ = std::io::stdout().flush();
     let workers: Vec<_> = listeners
         .into_iter()
-        .map(|l| std::thread::spawn(move || serve(l)))
+        .map(|l| {
+            let config = config.clone();
+            std::thread::spawn(move || serve(l, config))
+        })
         .collect();
     for w in workers {
         let _ = w.join();
@@ -85,7 +99,7 @@ fn listener(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
 }
 
 /// Serves `listener` on a current-thread runtime of its own.
-fn serve(listener: std::net::TcpListener) {
+fn serve(listener: std::net::TcpListener, config: Config) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -102,9 +116,9 @@ fn serve(listener: std::net::TcpListener) {
                 }
             };
             let _ = stream.set_nodelay(true);
+            let config = config.clone();
             tokio::spawn(async move {
-                if let Err(e) = serve_connection(stream, service_fn(hello), Config::default()).await
-                {
+                if let Err(e) = serve_connection(stream, service_fn(hello), config).await {
                     if !e.is_io() {
                         eprintln!("tokio-hello: connection: {e}");
                     }
@@ -132,21 +146,38 @@ async fn hello(req: Request<Body>) -> Result<Response<Full<Bytes>>, Infallible> 
     Ok(res)
 }
 
-/// `--addr HOST:PORT` (default 127.0.0.1:8080) and `--threads N` (default 1).
-fn args() -> Result<(SocketAddr, usize), String> {
+/// The command line.
+struct Args {
+    addr: SocketAddr,
+    threads: usize,
+    config: Config,
+}
+
+/// `--addr HOST:PORT` (default 127.0.0.1:8080), `--threads N` (default 1),
+/// `--header-timeout-ms MS`.
+fn args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:8080");
     let mut threads = 1;
+    let mut config = Config::default();
     while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
-            "--addr" => addr = args.next().ok_or("--addr needs a value")?,
+            "--addr" => addr = value()?,
             "--threads" => {
-                let n = args.next().ok_or("--threads needs a value")?;
+                let n = value()?;
                 threads = n
                     .parse()
                     .ok()
                     .filter(|&n| n > 0)
                     .ok_or(format!("--threads: {n:?} is not a positive count"))?;
+            }
+            "--header-timeout-ms" => {
+                let ms = value()?;
+                let ms: u64 = ms
+                    .parse()
+                    .map_err(|_| format!("--header-timeout-ms: {ms:?} is not a count"))?;
+                config.header_read_timeout = Some(Duration::from_millis(ms));
             }
             _ => return Err(format!("unknown argument {a:?}")),
         }
@@ -154,5 +185,9 @@ fn args() -> Result<(SocketAddr, usize), String> {
     let addr = addr
         .parse()
         .map_err(|e| format!("bad address {addr:?}: {e}"))?;
-    Ok((addr, threads))
+    Ok(Args {
+        addr,
+        threads,
+        config,
+    })
 }

@@ -56,6 +56,8 @@ enum BodyErrorKind {
     /// The body broke the framing rules: the connection's error,
     /// described.
     Malformed(String),
+    /// The client sent nothing for longer than the body read timeout.
+    TimedOut,
 }
 
 impl BodyError {
@@ -73,6 +75,19 @@ impl BodyError {
         }
     }
 
+    /// The client stopped sending the body.
+    pub(crate) fn timed_out() -> BodyError {
+        BodyError {
+            kind: BodyErrorKind::TimedOut,
+        }
+    }
+
+    /// Whether the body stopped because the client sent nothing of it for
+    /// longer than [`Config::body_read_timeout`](crate::Config::body_read_timeout).
+    pub fn is_timeout(&self) -> bool {
+        self.kind == BodyErrorKind::TimedOut
+    }
+
     /// Whether the body broke the framing rules (rather than the
     /// connection closing before its end).
     pub fn is_malformed(&self) -> bool {
@@ -87,6 +102,9 @@ impl fmt::Display for BodyError {
                 f.write_str("the connection closed before the request body ended")
             }
             BodyErrorKind::Malformed(why) => write!(f, "malformed request body: {why}"),
+            BodyErrorKind::TimedOut => {
+                f.write_str("the request body stopped arriving (read timeout)")
+            }
         }
     }
 }

@@ -15,11 +15,13 @@ use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::{Buf, Bytes};
 use h1_conn::{Closing, Expect, Framing, Method, SendState, ServerConn, ServerEvent, Span};
 use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::time::{Instant, Sleep};
 use tower_service::Service;
 
 use crate::body::Sender;
@@ -49,9 +51,14 @@ const ROUNDS: usize = 16;
 /// 500, and the connection closes once the requests already received are
 /// answered (the last answer says so).
 ///
+/// A head that takes longer than `config.header_read_timeout` to arrive is
+/// answered `408` and the connection closes; so is a body the client stops
+/// sending for `config.body_read_timeout` (unless its response has
+/// started); a connection idle for `config.idle_timeout` between requests
+/// closes. Timers, like the linger, need a runtime with its timer enabled.
+///
 /// Not yet: protocol switches (a `101` or a `2xx` to `CONNECT` from the
-/// service is answered `501` and the connection closes), timeouts (wrap
-/// the future in `tokio::time::timeout` meanwhile).
+/// service is answered `501` and the connection closes).
 ///
 /// ```no_run
 /// use h1_tokio::{serve_connection, service_fn, Body, Config};
@@ -129,6 +136,32 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     unflushed: bool,
     /// The machine said `Closed`: no further request will come.
     closed: bool,
+    /// A request has been received on this connection.
+    served: bool,
+    timeouts: Timeouts,
+    /// What the connection waits for from the client, and since when.
+    waiting: Option<(Wait, Instant)>,
+    /// The timer of `waiting`, made once and moved from one deadline to
+    /// the next.
+    timer: Option<Pin<Box<Sleep>>>,
+}
+
+/// What the connection can wait for from the client, each with its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// The rest of a head (or the first head of the connection).
+    Head,
+    /// The next request, every earlier one answered.
+    Idle,
+    /// More of a body whose reader waits.
+    Body,
+}
+
+#[derive(Clone, Copy)]
+struct Timeouts {
+    head: Option<Duration>,
+    idle: Option<Duration>,
+    body: Option<Duration>,
 }
 
 impl<I, S, B> Driver<I, S, B>
@@ -157,6 +190,14 @@ where
             want_read: false,
             unflushed: false,
             closed: false,
+            served: false,
+            timeouts: Timeouts {
+                head: config.header_read_timeout,
+                idle: config.idle_timeout,
+                body: config.body_read_timeout,
+            },
+            waiting: None,
+            timer: None,
         }
     }
 
@@ -179,7 +220,7 @@ where
             if self.want_read {
                 progress |= self.read(cx)?;
             }
-            if !progress {
+            if !progress && !self.poll_timer(cx) {
                 return Poll::Pending;
             }
         }
@@ -394,6 +435,8 @@ where
             match self.conn.next_event() {
                 ServerEvent::Request(req) => {
                     progress = true;
+                    self.served = true;
+                    self.waiting = None;
                     self.service_ready = false;
                     self.receiving = true;
                     self.receiving_answered = false;
@@ -421,6 +464,7 @@ where
                 }
                 ServerEvent::Data(span) => {
                     progress = true;
+                    self.waiting = None;
                     self.continue_owed = false;
                     if let Some(body) = &mut self.body {
                         body.send(chunk(&self.conn, span));
@@ -449,17 +493,7 @@ where
                 }
                 ServerEvent::Error(e) => {
                     progress = true;
-                    if let Some(body) = self.body.take() {
-                        body.fail(BodyError::malformed(e));
-                    }
-                    // The machine answers the failed request itself unless
-                    // its response is under way: the service's is not
-                    // wanted then.
-                    if self.receiving && !self.receiving_answered {
-                        self.owed.pop_back();
-                    }
-                    self.receiving = false;
-                    self.continue_owed = false;
+                    self.failed(BodyError::malformed(e));
                 }
                 ServerEvent::NeedMore => {
                     self.want_read = true;
@@ -475,6 +509,81 @@ where
             }
         }
         Ok(progress)
+    }
+
+    /// The request being received failed (`error` is what its body's
+    /// reader gets). The machine answers it itself unless its response is
+    /// under way: the service's answer is not wanted then.
+    fn failed(&mut self, error: BodyError) {
+        if let Some(body) = self.body.take() {
+            body.fail(error);
+        }
+        if self.receiving && !self.receiving_answered {
+            self.owed.pop_back();
+        }
+        self.receiving = false;
+        self.continue_owed = false;
+    }
+
+    /// What the connection waits for from the client now, if anything: it
+    /// waits on nobody else (the service, the socket's write side, a
+    /// client told to wait for `100 Continue`).
+    fn waiting_for(&self) -> Option<Wait> {
+        if self.closed || !self.want_read || !self.conn.out().is_empty() {
+            return None;
+        }
+        if self.receiving {
+            return (!self.continue_owed).then_some(Wait::Body);
+        }
+        if !self.owed.is_empty() || self.streaming.is_some() {
+            return None;
+        }
+        if self.conn.buffered() > 0 || !self.served {
+            Some(Wait::Head)
+        } else {
+            Some(Wait::Idle)
+        }
+    }
+
+    /// Keeps the timer on what the connection waits for; true when it ran
+    /// out (the machine was told, and has work to do).
+    fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(wait) = self.waiting_for() else {
+            self.waiting = None;
+            return false;
+        };
+        let since = match self.waiting {
+            Some((w, since)) if w == wait => since,
+            _ => {
+                let now = Instant::now();
+                self.waiting = Some((wait, now));
+                now
+            }
+        };
+        let limit = match wait {
+            Wait::Head => self.timeouts.head,
+            Wait::Idle => self.timeouts.idle,
+            Wait::Body => self.timeouts.body,
+        };
+        let Some(limit) = limit else {
+            return false;
+        };
+        let deadline = since + limit;
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if timer.deadline() != deadline {
+            timer.as_mut().reset(deadline);
+        }
+        if timer.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        self.waiting = None;
+        if wait == Wait::Body {
+            self.failed(BodyError::timed_out());
+        }
+        self.conn.time_out();
+        true
     }
 
     /// Writes what the machine encoded: ready once all of it is written

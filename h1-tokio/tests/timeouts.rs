@@ -1,0 +1,205 @@
+//! The connection's timers: a head that takes too long, a body the client
+//! stops sending, an idle connection; on tokio's paused clock (it moves on
+//! whenever every task waits), and one over real sockets.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use bytes::Bytes;
+use h1_tokio::{serve_connection, service_fn, Body, Config};
+use http::{Request, Response};
+use http_body_util::{BodyExt, Full};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn config(head: u64, idle: u64, body: u64) -> Config {
+    let mut c = Config::default();
+    c.header_read_timeout = Some(Duration::from_millis(head));
+    c.idle_timeout = Some(Duration::from_millis(idle));
+    c.body_read_timeout = Some(Duration::from_millis(body));
+    c
+}
+
+async fn hello(_req: Request<Body>) -> Result<Response<Full<Bytes>>, Infallible> {
+    Ok(Response::new(Full::new(Bytes::from_static(b"hi"))))
+}
+
+/// What the server sent until it closed, and when it closed. (The client
+/// keeps its side open: its end would be the end of a partial message.)
+async fn until_closed(client: &mut tokio::io::DuplexStream) -> (String, tokio::time::Instant) {
+    let mut out = Vec::new();
+    client.read_to_end(&mut out).await.expect("read");
+    (
+        String::from_utf8_lossy(&out).into_owned(),
+        tokio::time::Instant::now(),
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_head_still_incomplete_at_the_header_timeout_is_answered_408() {
+    let (mut client, server) = tokio::io::duplex(4096);
+    let start = tokio::time::Instant::now();
+    let served = tokio::spawn(serve_connection(
+        server,
+        service_fn(hello),
+        config(500, 10_000, 10_000),
+    ));
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n")
+        .await
+        .unwrap();
+    // More bytes do not restart the clock (a client trickling its head).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    client.write_all(b"User-Agent: slow\r\n").await.unwrap();
+    let (got, at) = until_closed(&mut client).await;
+    assert!(got.starts_with("HTTP/1.1 408 Request Timeout\r\n"), "{got}");
+    assert_eq!(
+        at - start,
+        Duration::from_millis(500),
+        "timed from the head's first byte"
+    );
+    served
+        .await
+        .unwrap()
+        .expect("a slow client is no server error");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_that_sends_nothing_is_closed_at_the_header_timeout_unanswered() {
+    let (mut client, server) = tokio::io::duplex(4096);
+    let start = tokio::time::Instant::now();
+    let served = tokio::spawn(serve_connection(
+        server,
+        service_fn(hello),
+        config(500, 10_000, 10_000),
+    ));
+    let (got, at) = until_closed(&mut client).await;
+    assert_eq!(got, "", "no request was begun: nothing to answer");
+    assert_eq!(at - start, Duration::from_millis(500));
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_idle_connection_closes_without_an_answer_at_the_idle_timeout() {
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(serve_connection(
+        server,
+        service_fn(hello),
+        config(500, 2_000, 10_000),
+    ));
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    let mut first = [0u8; 1024];
+    let n = client.read(&mut first).await.unwrap();
+    let answered = tokio::time::Instant::now();
+    assert!(first[..n].ends_with(b"\r\n\r\nhi"));
+    let (rest, at) = until_closed(&mut client).await;
+    assert_eq!(rest, "", "nothing is answered to an idle connection");
+    assert_eq!(
+        at - answered,
+        Duration::from_secs(2),
+        "the idle timeout, not the header one"
+    );
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_body_the_client_stops_sending_is_answered_408() {
+    let service = service_fn(|req: Request<Body>| async move {
+        let body = req.into_body().collect().await?.to_bytes();
+        Ok::<_, h1_tokio::BodyError>(Response::new(Full::new(body)))
+    });
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(serve_connection(
+        server,
+        service,
+        config(500, 10_000, 1_000),
+    ));
+    client
+        .write_all(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")
+        .await
+        .unwrap();
+    let start = tokio::time::Instant::now();
+    let (got, at) = until_closed(&mut client).await;
+    assert!(got.starts_with("HTTP/1.1 408 "), "{got}");
+    assert_eq!(at - start, Duration::from_secs(1));
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_head_is_cut_off_while_another_client_is_served() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        // Two connections: the stalled one and the served one.
+        for _ in 0..2 {
+            let (stream, _) = listener.accept().await.unwrap();
+            tokio::spawn(serve_connection(
+                stream,
+                service_fn(hello),
+                config(500, 10_000, 10_000),
+            ));
+        }
+    });
+    let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stalled
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\nX-Par")
+        .await
+        .unwrap();
+    let began = std::time::Instant::now();
+    let mut served = tokio::net::TcpStream::connect(addr).await.unwrap();
+    for _ in 0..20 {
+        served
+            .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = [0u8; 1024];
+        let n = served.read(&mut buf).await.unwrap();
+        assert!(buf[..n].ends_with(b"\r\n\r\nhi"));
+    }
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(2), stalled.read_to_end(&mut out))
+        .await
+        .expect("the stalled connection is cut off within 2 s")
+        .unwrap();
+    assert!(
+        began.elapsed() >= Duration::from_millis(450),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(
+        out.starts_with(b"HTTP/1.1 408 "),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    server.await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn each_request_starts_the_idle_time_afresh() {
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(serve_connection(
+        server,
+        service_fn(hello),
+        config(500, 2_000, 10_000),
+    ));
+    // Four requests 1.5 s apart: 6 s in all, no pause reaching 2 s.
+    for _ in 0..4 {
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = [0u8; 1024];
+        let n = client.read(&mut buf).await.unwrap();
+        assert!(
+            buf[..n].ends_with(b"\r\n\r\nhi"),
+            "{}",
+            String::from_utf8_lossy(&buf[..n])
+        );
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+    }
+    let (rest, _) = until_closed(&mut client).await;
+    assert_eq!(rest, "");
+    served.await.unwrap().expect("served");
+}
