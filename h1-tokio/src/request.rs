@@ -2,13 +2,15 @@
 //!
 //! h1-conn has already judged every byte of the head (method token, target
 //! form, field syntax, framing); this only moves it into an
-//! `http::Request`. What that costs is the `http` types' own: a `HeaderMap`
-//! and a `Uri` allocate, and every name and value is copied.
+//! `http::Request`. The head is copied once, and the target and the field
+//! values share that copy; what is left is the `http` types' own cost:
+//! names looked up (and copied when not one of the standard ones), a
+//! `HeaderMap` filled.
 
 use std::fmt;
 
 use bytes::Bytes;
-use h1_conn::{HeadersView, Request, Version};
+use h1_conn::{Entry, Request, Span, Version};
 use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Uri};
 
@@ -25,27 +27,56 @@ impl fmt::Display for Unrepresentable {
     }
 }
 
-/// The `http::Request` of `req`, whose bytes are in `received` and whose
-/// fields `fields` holds, carrying `body`.
+/// The `http::Request` of `req`, carrying `body`: its bytes are in
+/// `received`, its field entries (spans into `received`) in `fields`.
+/// `headers` is an empty map to fill (a response's, reused: its allocation
+/// is kept). The head's bytes are copied once, into one `Bytes` that the
+/// target and every field value share.
 pub(crate) fn to_http(
     req: &Request,
     received: &[u8],
-    fields: Option<HeadersView<'_>>,
+    fields: &[Entry],
+    mut headers: HeaderMap,
     body: Body,
 ) -> Result<http::Request<Body>, Unrepresentable> {
-    let head = &req.head;
-    let method =
-        Method::from_bytes(head.method.slice(received)).map_err(|_| Unrepresentable("method"))?;
-    let uri = Uri::from_maybe_shared(Bytes::copy_from_slice(head.target.slice(received)))
-        .map_err(|_| Unrepresentable("request-target"))?;
+    let h = &req.head;
+    // From the method to the end of the last span: the whole head but its
+    // line ends.
+    let start = h.method.offset();
+    let end = fields
+        .iter()
+        .map(|e| e.value.end())
+        .chain([h.target.end()])
+        .max()
+        .unwrap_or(start);
+    let head = Bytes::copy_from_slice(received.get(start..end).ok_or(Unrepresentable("head"))?);
+    let part = |span: Span| {
+        span.shift_down(start)
+            .filter(|s| s.end() <= head.len())
+            .map(|s| head.slice(s.range()))
+    };
+    let method = match req.method() {
+        h1_conn::Method::Get => Method::GET,
+        h1_conn::Method::Post => Method::POST,
+        h1_conn::Method::Head => Method::HEAD,
+        _ => Method::from_bytes(&part(h.method).ok_or(Unrepresentable("method"))?)
+            .map_err(|_| Unrepresentable("method"))?,
+    };
+    let target = part(h.target).ok_or(Unrepresentable("request-target"))?;
+    let uri = Uri::from_maybe_shared(target).map_err(|_| Unrepresentable("request-target"))?;
     let version = match req.version() {
         Version::Http10 => http::Version::HTTP_10,
         Version::Http11 => http::Version::HTTP_11,
     };
-    let mut headers = HeaderMap::with_capacity(head.field_count);
-    for (name, value) in fields.into_iter().flatten() {
-        let name = HeaderName::from_bytes(name).map_err(|_| Unrepresentable("field name"))?;
-        let value = HeaderValue::from_bytes(value).map_err(|_| Unrepresentable("field value"))?;
+    headers.clear();
+    headers.reserve(fields.len());
+    for e in fields {
+        let (Some(name), Some(value)) = (part(e.name), part(e.value)) else {
+            return Err(Unrepresentable("field"));
+        };
+        let name = HeaderName::from_bytes(&name).map_err(|_| Unrepresentable("field name"))?;
+        let value =
+            HeaderValue::from_maybe_shared(value).map_err(|_| Unrepresentable("field value"))?;
         headers.append(name, value);
     }
     let mut out = http::Request::new(body);
@@ -68,7 +99,14 @@ mod tests {
         assert_eq!(conn.feed(bytes), bytes.len());
         match conn.next_event() {
             ServerEvent::Request(req) => {
-                to_http(&req, conn.received(), conn.fields(), Body::empty())
+                let fields = &conn.field_entries()[..req.head.field_count];
+                to_http(
+                    &req,
+                    conn.received(),
+                    fields,
+                    HeaderMap::new(),
+                    Body::empty(),
+                )
             }
             other => panic!("expected a request, got {other:?}"),
         }

@@ -30,6 +30,22 @@ pub(crate) fn delimiting(
     headers: &mut HeaderMap,
     exact: Option<u64>,
 ) -> Result<Delimiting, BadFraming> {
+    let no_content = matches!(status, 100..=199 | 204 | 304);
+    // Usually none of the three is there: one pass over the names says so.
+    let special = headers
+        .keys()
+        .any(|n| n == CONTENT_LENGTH || n == TRANSFER_ENCODING || n == CONNECTION);
+    if !special {
+        let framing = match exact {
+            _ if no_content => Framing::Empty,
+            Some(n) => Framing::Length(n),
+            None => Framing::Chunked,
+        };
+        return Ok(Delimiting {
+            framing,
+            close: false,
+        });
+    }
     let mut framing = None;
     if let Some(v) = take_single(headers, &CONTENT_LENGTH)? {
         let n = std::str::from_utf8(v.as_bytes())
@@ -48,7 +64,7 @@ pub(crate) fn delimiting(
         framing = Some(Framing::Chunked);
     }
     let close = take_close(headers);
-    let framing = if matches!(status, 100..=199 | 204 | 304) {
+    let framing = if no_content {
         Framing::Empty
     } else {
         framing.unwrap_or(match exact {

@@ -114,6 +114,7 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     service: S,
     conn: ServerConn,
     max_output: usize,
+    max_unanswered: usize,
     /// Requests whose responses have not started, oldest first.
     owed: VecDeque<Owed<S::Future, B>>,
     /// The oldest response's body while it is being sent.
@@ -136,6 +137,10 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     unflushed: bool,
     /// The machine said `Closed`: no further request will come.
     closed: bool,
+    /// Field maps of responses sent, for the fields of requests to come
+    /// (as many as may be waiting at once: pipelined requests are read
+    /// ahead of their responses).
+    spare: Vec<HeaderMap>,
     /// A request has been received on this connection.
     served: bool,
     timeouts: Timeouts,
@@ -178,6 +183,7 @@ where
             io,
             service,
             max_output: machine.max_buffered_output,
+            max_unanswered: machine.max_unanswered,
             conn: ServerConn::new(machine),
             owed: VecDeque::new(),
             streaming: None,
@@ -190,6 +196,7 @@ where
             want_read: false,
             unflushed: false,
             closed: false,
+            spare: Vec::new(),
             served: false,
             timeouts: Timeouts {
                 head: config.header_read_timeout,
@@ -309,7 +316,12 @@ where
             drop(r);
             return self.answer(500);
         }
-        match r.finish() {
+        let finished = r.finish();
+        // The map's allocation serves a request to come.
+        if self.spare.len() < self.max_unanswered {
+            self.spare.push(parts.headers);
+        }
+        match finished {
             Ok(sent) if sent.body && !body.is_end_stream() => {
                 self.streaming = Some(Box::pin(body));
             }
@@ -454,7 +466,9 @@ where
                     self.continue_owed = sender.is_some() && req.expect() == Expect::Continue;
                     self.body = sender;
                     let connect = req.method() == Method::Connect;
-                    match to_http(&req, self.conn.received(), self.conn.fields(), body) {
+                    let fields = &self.conn.field_entries()[..req.head.field_count];
+                    let headers = self.spare.pop().unwrap_or_default();
+                    match to_http(&req, self.conn.received(), fields, headers, body) {
                         Ok(request) => self.owed.push_back(Owed::Calling {
                             future: Box::pin(self.service.call(request)),
                             connect,
@@ -572,11 +586,20 @@ where
         let timer = self
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
-        if timer.deadline() != deadline {
+        // Moved only to an earlier deadline: one that moved later (each
+        // request pushes the idle one on) is looked at when the timer
+        // runs out, so a request costs no trip through the timer wheel.
+        if deadline < timer.deadline() {
             timer.as_mut().reset(deadline);
         }
-        if timer.as_mut().poll(cx).is_pending() {
-            return false;
+        loop {
+            if timer.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            if timer.deadline() >= deadline {
+                break;
+            }
+            timer.as_mut().reset(deadline);
         }
         self.waiting = None;
         if wait == Wait::Body {
