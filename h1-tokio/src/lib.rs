@@ -39,6 +39,7 @@ mod request;
 mod response;
 mod serve;
 mod service;
+mod transport;
 
 pub use body::{Body, BodyError};
 pub use config::Config;

@@ -15,18 +15,17 @@ use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use bytes::{Buf, Bytes};
-use h1_conn::{Closing, Expect, Framing, Method, SendState, ServerConn, ServerEvent, Span};
+use h1_conn::{Expect, Framing, Method, SendState, ServerConn, ServerEvent, Span};
 use http::{HeaderMap, Request, Response};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
-use tokio::time::{Instant, Sleep};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
 
 use crate::body::Sender;
 use crate::request::to_http;
 use crate::response::delimiting;
+use crate::transport::{Transport, Wait};
 use crate::{Body, BodyError, BoxError, Config, Error};
 
 /// Rounds of work one poll may do before it yields to the runtime, so a
@@ -89,7 +88,7 @@ where
 {
     let mut driver = Driver::new(io, service, config);
     poll_fn(|cx| driver.poll(cx)).await?;
-    driver.close().await
+    driver.t.close().await
 }
 
 /// A request handed to the service, waiting for its response to start.
@@ -110,9 +109,8 @@ enum Owed<F, B> {
 }
 
 struct Driver<I, S: Service<Request<Body>>, B> {
-    io: I,
+    t: Transport<I>,
     service: S,
-    conn: ServerConn,
     max_output: usize,
     max_unanswered: usize,
     /// Requests whose responses have not started, oldest first.
@@ -131,42 +129,10 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     continue_owed: bool,
     /// The service said it is ready for a request.
     service_ready: bool,
-    /// The machine needs more bytes.
-    want_read: bool,
-    /// Bytes were written since the last flush.
-    unflushed: bool,
-    /// The machine said `Closed`: no further request will come.
-    closed: bool,
     /// Field maps of responses sent, for the fields of requests to come
     /// (as many as may be waiting at once: pipelined requests are read
     /// ahead of their responses).
     spare: Vec<HeaderMap>,
-    /// A request has been received on this connection.
-    served: bool,
-    timeouts: Timeouts,
-    /// What the connection waits for from the client, and since when.
-    waiting: Option<(Wait, Instant)>,
-    /// The timer of `waiting`, made once and moved from one deadline to
-    /// the next.
-    timer: Option<Pin<Box<Sleep>>>,
-}
-
-/// What the connection can wait for from the client, each with its limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wait {
-    /// The rest of a head (or the first head of the connection).
-    Head,
-    /// The next request, every earlier one answered.
-    Idle,
-    /// More of a body whose reader waits.
-    Body,
-}
-
-#[derive(Clone, Copy)]
-struct Timeouts {
-    head: Option<Duration>,
-    idle: Option<Duration>,
-    body: Option<Duration>,
 }
 
 impl<I, S, B> Driver<I, S, B>
@@ -178,13 +144,11 @@ where
     B::Error: Into<BoxError>,
 {
     fn new(io: I, service: S, config: Config) -> Self {
-        let machine = config.machine();
         Driver {
-            io,
+            t: Transport::new(io, &config),
             service,
-            max_output: machine.max_buffered_output,
-            max_unanswered: machine.max_unanswered,
-            conn: ServerConn::new(machine),
+            max_output: config.conn.max_buffered_output,
+            max_unanswered: config.conn.max_unanswered,
             owed: VecDeque::new(),
             streaming: None,
             body: None,
@@ -193,18 +157,7 @@ where
             receiving_answered: false,
             continue_owed: false,
             service_ready: false,
-            want_read: false,
-            unflushed: false,
-            closed: false,
             spare: Vec::new(),
-            served: false,
-            timeouts: Timeouts {
-                head: config.header_read_timeout,
-                idle: config.idle_timeout,
-                body: config.body_read_timeout,
-            },
-            waiting: None,
-            timer: None,
         }
     }
 
@@ -215,20 +168,24 @@ where
             progress |= self.invite(cx);
             progress |= self.receive(cx)?;
             progress |= self.respond(cx)?;
-            match self.write(cx) {
+            match self.t.write(cx) {
                 Poll::Ready(result) => result?,
                 // Woken when the socket takes more.
                 Poll::Pending if progress => continue,
                 Poll::Pending => return Poll::Pending,
             }
-            if self.closed && self.owed.is_empty() && self.streaming.is_none() {
+            if self.t.closed && self.owed.is_empty() && self.streaming.is_none() {
                 return Poll::Ready(Ok(()));
             }
-            if self.want_read {
-                progress |= self.read(cx)?;
+            if self.t.want_read {
+                progress |= self.t.read(cx)?;
             }
-            if !progress && !self.poll_timer(cx) {
-                return Poll::Pending;
+            if !progress {
+                match self.t.poll_timer(cx, self.waiting_for()) {
+                    None => return Poll::Pending,
+                    Some(Wait::Body) => self.failed(BodyError::timed_out()),
+                    Some(_) => {}
+                }
             }
         }
         cx.waker().wake_by_ref();
@@ -241,7 +198,7 @@ where
         let mut progress = false;
         loop {
             if let Some(body) = &mut self.streaming {
-                if self.conn.out().len() >= self.max_output {
+                if self.t.conn.out().len() >= self.max_output {
                     break;
                 }
                 match body.as_mut().poll_frame(cx) {
@@ -269,7 +226,7 @@ where
                 }
             }
             if matches!(self.owed.front(), None | Some(Owed::Calling { .. }))
-                || self.conn.send_state() != SendState::Idle
+                || self.t.conn.send_state() != SendState::Idle
             {
                 break;
             }
@@ -303,9 +260,9 @@ where
             return self.answer(500);
         };
         if d.close {
-            self.conn.close();
+            self.t.conn.close();
         }
-        let Ok(mut r) = self.conn.respond(status, d.framing) else {
+        let Ok(mut r) = self.t.conn.respond(status, d.framing) else {
             return self.answer(500);
         };
         let fields = parts
@@ -328,7 +285,7 @@ where
             // Ended with its head (HEAD, 204, 304, an empty body): an
             // empty body's end is written by the encoder's finish.
             Ok(sent) if sent.body => {
-                let _ = self.conn.send_end();
+                let _ = self.t.conn.send_end();
             }
             Ok(_) => {}
             Err(_) => self.answer(500),
@@ -338,11 +295,11 @@ where
     /// The connection's own answer to the oldest request: `status`, no
     /// body, and the connection closes after it.
     fn answer(&mut self, status: u16) {
-        self.conn.close();
+        self.t.conn.close();
         let empty: [(&[u8], &[u8]); 0] = [];
         // It fails only when the connection has already failed, which
         // then writes its own answer.
-        let _ = self.conn.respond_with(status, empty, b"");
+        let _ = self.t.conn.respond_with(status, empty, b"");
     }
 
     /// Sends one frame of the response body being streamed.
@@ -355,7 +312,7 @@ where
                 self.streaming = None;
                 // Too short for its Content-Length: the encoder refuses
                 // to end it, and a message cut short ends the connection.
-                return self.conn.send_end().map_err(Error::response_body);
+                return self.t.conn.send_end().map_err(Error::response_body);
             }
             Some(Err(e)) => {
                 self.streaming = None;
@@ -368,7 +325,7 @@ where
                 while data.has_remaining() {
                     let chunk = data.chunk();
                     let n = chunk.len();
-                    if let Err(e) = self.conn.send_data(chunk) {
+                    if let Err(e) = self.t.conn.send_data(chunk) {
                         self.streaming = None;
                         return Err(Error::response_body(e));
                     }
@@ -381,16 +338,16 @@ where
                 let Ok(trailers) = frame.into_trailers() else {
                     // A frame of a kind this crate does not know: the body
                     // ends without it.
-                    return self.conn.send_end().map_err(Error::response_body);
+                    return self.t.conn.send_end().map_err(Error::response_body);
                 };
                 let fields = trailers
                     .iter()
                     .map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
-                match self.conn.send_end_with_trailers(fields) {
+                match self.t.conn.send_end_with_trailers(fields) {
                     Ok(()) => Ok(()),
                     // Trailers need a chunked body (a Content-Length one,
                     // or one to HTTP/1.0, has no place for them): dropped.
-                    Err(_) => self.conn.send_end().map_err(Error::response_body),
+                    Err(_) => self.t.conn.send_end().map_err(Error::response_body),
                 }
             }
         }
@@ -407,7 +364,7 @@ where
             return false;
         };
         match body.poll_wanted(cx) {
-            Poll::Ready(true) => match self.conn.send_continue() {
+            Poll::Ready(true) => match self.t.conn.send_continue() {
                 Ok(true) => {
                     self.continue_owed = false;
                     true
@@ -428,7 +385,7 @@ where
     /// more, pauses, or a reader has not taken its chunk yet.
     fn receive(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
         let mut progress = false;
-        while !self.closed {
+        while !self.t.closed {
             if let Some(body) = &mut self.body {
                 match body.poll_ready(cx) {
                     Poll::Ready(Ok(())) => {}
@@ -444,11 +401,11 @@ where
                     Poll::Pending => break,
                 }
             }
-            match self.conn.next_event() {
+            match self.t.conn.next_event() {
                 ServerEvent::Request(req) => {
                     progress = true;
-                    self.served = true;
-                    self.waiting = None;
+                    self.t.served = true;
+                    self.t.heard();
                     self.service_ready = false;
                     self.receiving = true;
                     self.receiving_answered = false;
@@ -466,9 +423,9 @@ where
                     self.continue_owed = sender.is_some() && req.expect() == Expect::Continue;
                     self.body = sender;
                     let connect = req.method() == Method::Connect;
-                    let fields = &self.conn.field_entries()[..req.head.field_count];
+                    let fields = &self.t.conn.field_entries()[..req.head.field_count];
                     let headers = self.spare.pop().unwrap_or_default();
-                    match to_http(&req, self.conn.received(), fields, headers, body) {
+                    match to_http(&req, self.t.conn.received(), fields, headers, body) {
                         Ok(request) => self.owed.push_back(Owed::Calling {
                             future: Box::pin(self.service.call(request)),
                             connect,
@@ -478,14 +435,14 @@ where
                 }
                 ServerEvent::Data(span) => {
                     progress = true;
-                    self.waiting = None;
+                    self.t.heard();
                     self.continue_owed = false;
                     if let Some(body) = &mut self.body {
-                        body.send(chunk(&self.conn, span));
+                        body.send(chunk(&self.t.conn, span));
                     }
                 }
                 ServerEvent::Trailers(_) => {
-                    self.trailers = self.conn.trailers().map(|view| {
+                    self.trailers = self.t.conn.trailers().map(|view| {
                         let mut map = HeaderMap::new();
                         for (name, value) in view {
                             let name = http::HeaderName::from_bytes(name);
@@ -510,11 +467,11 @@ where
                     self.failed(BodyError::malformed(e));
                 }
                 ServerEvent::NeedMore => {
-                    self.want_read = true;
+                    self.t.want_read = true;
                     break;
                 }
                 ServerEvent::Closed => {
-                    self.closed = true;
+                    self.t.closed = true;
                     break;
                 }
                 // Output to write first, responses to finish, or a switch,
@@ -543,7 +500,7 @@ where
     /// waits on nobody else (the service, the socket's write side, a
     /// client told to wait for `100 Continue`).
     fn waiting_for(&self) -> Option<Wait> {
-        if self.closed || !self.want_read || !self.conn.out().is_empty() {
+        if self.t.closed || !self.t.want_read || !self.t.conn.out().is_empty() {
             return None;
         }
         if self.receiving {
@@ -552,133 +509,7 @@ where
         if !self.owed.is_empty() || self.streaming.is_some() {
             return None;
         }
-        if self.conn.buffered() > 0 || !self.served {
-            Some(Wait::Head)
-        } else {
-            Some(Wait::Idle)
-        }
-    }
-
-    /// Keeps the timer on what the connection waits for; true when it ran
-    /// out (the machine was told, and has work to do).
-    fn poll_timer(&mut self, cx: &mut Context<'_>) -> bool {
-        let Some(wait) = self.waiting_for() else {
-            self.waiting = None;
-            return false;
-        };
-        let since = match self.waiting {
-            Some((w, since)) if w == wait => since,
-            _ => {
-                let now = Instant::now();
-                self.waiting = Some((wait, now));
-                now
-            }
-        };
-        let limit = match wait {
-            Wait::Head => self.timeouts.head,
-            Wait::Idle => self.timeouts.idle,
-            Wait::Body => self.timeouts.body,
-        };
-        let Some(limit) = limit else {
-            return false;
-        };
-        let deadline = since + limit;
-        let timer = self
-            .timer
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
-        // Moved only to an earlier deadline: one that moved later (each
-        // request pushes the idle one on) is looked at when the timer
-        // runs out, so a request costs no trip through the timer wheel.
-        if deadline < timer.deadline() {
-            timer.as_mut().reset(deadline);
-        }
-        loop {
-            if timer.as_mut().poll(cx).is_pending() {
-                return false;
-            }
-            if timer.deadline() >= deadline {
-                break;
-            }
-            timer.as_mut().reset(deadline);
-        }
-        self.waiting = None;
-        if wait == Wait::Body {
-            self.failed(BodyError::timed_out());
-        }
-        self.conn.time_out();
-        true
-    }
-
-    /// Writes what the machine encoded: ready once all of it is written
-    /// and flushed.
-    fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        while !self.conn.out().is_empty() {
-            match Pin::new(&mut self.io).poll_write(cx, self.conn.out()) {
-                Poll::Ready(Ok(0)) => {
-                    return Poll::Ready(Err(
-                        std::io::Error::from(std::io::ErrorKind::WriteZero).into()
-                    ))
-                }
-                Poll::Ready(Ok(n)) => {
-                    self.conn.written(n);
-                    self.unflushed = true;
-                }
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-        if self.unflushed {
-            match Pin::new(&mut self.io).poll_flush(cx) {
-                Poll::Ready(Ok(())) => self.unflushed = false,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-        Poll::Ready(Ok(()))
-    }
-
-    /// Reads into the machine's buffer: whether anything (bytes or the
-    /// end) arrived.
-    fn read(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
-        let mut buf = ReadBuf::new(self.conn.read_buf());
-        match Pin::new(&mut self.io).poll_read(cx, &mut buf) {
-            Poll::Ready(Ok(())) => {
-                let n = buf.filled().len();
-                self.want_read = false;
-                if n == 0 {
-                    self.conn.eof();
-                } else {
-                    self.conn.filled(n);
-                }
-                Ok(true)
-            }
-            Poll::Ready(Err(e)) => Err(e.into()),
-            Poll::Pending => Ok(false),
-        }
-    }
-
-    /// Ends the connection as the machine says: at once, or shutting down
-    /// the write side and draining what the client still sends for a
-    /// bounded time (RFC 9112 §9.6), so its unread bytes cannot make its
-    /// stack reset the connection before it has read the last response.
-    async fn close(mut self) -> Result<(), Error> {
-        if let Closing::Linger { bytes, time } = self.conn.closing() {
-            self.io.shutdown().await?;
-            let drain = async {
-                let mut left = bytes;
-                let mut scrap = [0u8; 4096];
-                while left > 0 {
-                    match self.io.read(&mut scrap).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => left = left.saturating_sub(n as u64),
-                    }
-                }
-            };
-            let _ = tokio::time::timeout(time, drain).await;
-        } else {
-            let _ = self.io.shutdown().await;
-        }
-        Ok(())
+        Some(self.t.head_wait())
     }
 }
 

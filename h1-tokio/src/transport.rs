@@ -1,0 +1,199 @@
+//! The socket side of a served connection, the same for every kind of
+//! service: the machine fed from the socket, its output written and
+//! flushed, the client's timers, and the close.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use h1_conn::{Closing, ServerConn};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::time::{Instant, Sleep};
+
+use crate::{Config, Error};
+
+/// What the connection can wait for from the client, each with its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// The rest of a head (or the first head of the connection).
+    Head,
+    /// The next request, every earlier one answered.
+    Idle,
+    /// More of a body whose reader waits.
+    Body,
+}
+
+/// A socket and the protocol machine it feeds.
+pub(crate) struct Transport<I> {
+    pub(crate) io: I,
+    pub(crate) conn: ServerConn,
+    /// The machine needs more bytes.
+    pub(crate) want_read: bool,
+    /// The machine said `Closed`: no further request will come.
+    pub(crate) closed: bool,
+    /// A request has been received on this connection.
+    pub(crate) served: bool,
+    /// Bytes were written since the last flush.
+    unflushed: bool,
+    head_timeout: Option<Duration>,
+    idle_timeout: Option<Duration>,
+    body_timeout: Option<Duration>,
+    /// What the connection waits for from the client, and since when.
+    waiting: Option<(Wait, Instant)>,
+    /// The timer of `waiting`, made once and moved from one deadline to
+    /// the next.
+    timer: Option<Pin<Box<Sleep>>>,
+}
+
+impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
+    pub(crate) fn new(io: I, config: &Config) -> Self {
+        Transport {
+            io,
+            conn: ServerConn::new(config.machine()),
+            want_read: false,
+            closed: false,
+            served: false,
+            unflushed: false,
+            head_timeout: config.header_read_timeout,
+            idle_timeout: config.idle_timeout,
+            body_timeout: config.body_read_timeout,
+            waiting: None,
+            timer: None,
+        }
+    }
+
+    /// The client sent something the wait was for (a request, body
+    /// bytes): the next wait is timed afresh.
+    pub(crate) fn heard(&mut self) {
+        self.waiting = None;
+    }
+
+    /// What a connection that waits on nothing but the client's next head
+    /// waits for.
+    pub(crate) fn head_wait(&self) -> Wait {
+        if self.conn.buffered() > 0 || !self.served {
+            Wait::Head
+        } else {
+            Wait::Idle
+        }
+    }
+
+    /// Keeps the timer on `wait`, what the connection waits for from the
+    /// client now (`None`: it waits on nobody but itself, the service or
+    /// the socket); the wait whose time ran out, when one did. The machine
+    /// has then been told ([`ServerConn::time_out`]).
+    pub(crate) fn poll_timer(&mut self, cx: &mut Context<'_>, wait: Option<Wait>) -> Option<Wait> {
+        let Some(wait) = wait else {
+            self.waiting = None;
+            return None;
+        };
+        let since = match self.waiting {
+            Some((w, since)) if w == wait => since,
+            _ => {
+                let now = Instant::now();
+                self.waiting = Some((wait, now));
+                now
+            }
+        };
+        let limit = match wait {
+            Wait::Head => self.head_timeout,
+            Wait::Idle => self.idle_timeout,
+            Wait::Body => self.body_timeout,
+        }?;
+        let deadline = since + limit;
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        // Moved only to an earlier deadline: one that moved later (each
+        // request pushes the idle one on) is looked at when the timer
+        // runs out, so a request costs no trip through the timer wheel.
+        if deadline < timer.deadline() {
+            timer.as_mut().reset(deadline);
+        }
+        loop {
+            if timer.as_mut().poll(cx).is_pending() {
+                return None;
+            }
+            if timer.deadline() >= deadline {
+                break;
+            }
+            timer.as_mut().reset(deadline);
+        }
+        self.waiting = None;
+        self.conn.time_out();
+        Some(wait)
+    }
+
+    /// Writes what the machine encoded: ready once all of it is written
+    /// and flushed.
+    pub(crate) fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        while !self.conn.out().is_empty() {
+            match Pin::new(&mut self.io).poll_write(cx, self.conn.out()) {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(
+                        std::io::Error::from(std::io::ErrorKind::WriteZero).into()
+                    ))
+                }
+                Poll::Ready(Ok(n)) => {
+                    self.conn.written(n);
+                    self.unflushed = true;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        if self.unflushed {
+            match Pin::new(&mut self.io).poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.unflushed = false,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// Reads into the machine's buffer: whether anything (bytes or the
+    /// end) arrived.
+    pub(crate) fn read(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
+        let mut buf = ReadBuf::new(self.conn.read_buf());
+        match Pin::new(&mut self.io).poll_read(cx, &mut buf) {
+            Poll::Ready(Ok(())) => {
+                let n = buf.filled().len();
+                self.want_read = false;
+                if n == 0 {
+                    self.conn.eof();
+                } else {
+                    self.conn.filled(n);
+                }
+                Ok(true)
+            }
+            Poll::Ready(Err(e)) => Err(e.into()),
+            Poll::Pending => Ok(false),
+        }
+    }
+
+    /// Ends the connection as the machine says: at once, or shutting down
+    /// the write side and draining what the client still sends for a
+    /// bounded time (RFC 9112 §9.6), so its unread bytes cannot make its
+    /// stack reset the connection before it has read the last response.
+    pub(crate) async fn close(mut self) -> Result<(), Error> {
+        if let Closing::Linger { bytes, time } = self.conn.closing() {
+            self.io.shutdown().await?;
+            let drain = async {
+                let mut left = bytes;
+                let mut scrap = [0u8; 4096];
+                while left > 0 {
+                    match self.io.read(&mut scrap).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => left = left.saturating_sub(n as u64),
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(time, drain).await;
+        } else {
+            let _ = self.io.shutdown().await;
+        }
+        Ok(())
+    }
+}
