@@ -4,10 +4,12 @@
 # 2N requests from h2load, and (Ir(2N) - Ir(N)) / N cancels start-up, the
 # connections' setup and shutdown. The counts repeat to a few instructions.
 #
-# Usage: benches/e2e/callgrind.sh [server...]   (h1, h1-tokio, hyper, floor;
-#        default h1 and hyper). `h1-tokio` is h1-tokio's `tokio-hello`;
-#        `floor` is benches/e2e/floor-hello: the same loop as h1's hello with
-#        no HTTP work, the floor under both.
+# Usage: benches/e2e/callgrind.sh [server...]   (h1, h1-tokio, h1-tokio-http,
+#        hyper, floor; default h1 and hyper). `h1-tokio` is h1-tokio's
+#        `tokio-hello` (its raw handler API), `h1-tokio-http` the same with
+#        `--http` (a service over the `http` types); `floor` is
+#        benches/e2e/floor-hello: the same loop as h1's hello with no HTTP
+#        work, the floor under both.
 # Environment: N (default 20000 requests), MODES ("-m16 -m1": h2load's
 #              requests in flight per connection), C (connections, 16).
 #
@@ -39,9 +41,10 @@ binary() {
     case $1 in
     h1) echo "$target/release/examples/hello" ;;
     h1-tokio) echo "$target/release/examples/tokio-hello" ;;
+    h1-tokio-http) echo "$target/release/examples/tokio-hello --http" ;;
     hyper) echo "$target/hyper-hello/release/hyper-hello" ;;
     floor) echo "$target/floor-hello/release/floor-hello" ;;
-    *) echo "callgrind.sh: unknown server $1 (h1, h1-tokio, hyper, floor)" >&2; exit 2 ;;
+    *) echo "callgrind.sh: unknown server $1 (h1, h1-tokio, h1-tokio-http, hyper, floor)" >&2; exit 2 ;;
     esac
 }
 
@@ -54,7 +57,9 @@ run() {
     bin=$(binary "$1")
     file=$out/callgrind.$1.$2.out
     log=$out/server.log
-    valgrind --tool=callgrind --callgrind-out-file="$file" "$bin" --addr 127.0.0.1:0 >"$log" 2>&1 &
+    # $bin may carry arguments (h1-tokio-http): split on purpose.
+    # shellcheck disable=SC2086
+    valgrind --tool=callgrind --callgrind-out-file="$file" $bin --addr 127.0.0.1:0 >"$log" 2>&1 &
     pid=$!
     for _ in $(seq 600); do
         addr=$(sed -n 's/^listening on //p' "$log")

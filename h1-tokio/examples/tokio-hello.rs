@@ -3,9 +3,14 @@
 //! `Server`; other methods on it `405`, other targets `404` (as
 //! `benches/e2e/hyper-hello` answers, for the side-by-side benchmarks).
 //!
+//! It answers through [`raw::serve`], the allocation-free handler API; with
+//! `--http` through [`serve_connection`] and a `service_fn` over the `http`
+//! types, as a hyper server is written (and as costly per request: the
+//! `http` types allocate).
+//!
 //! ```text
 //! cargo run --release -p h1-tokio --example tokio-hello -- --addr 127.0.0.1:8080 \
-//!     [--threads N] [--header-timeout-ms MS]
+//!     [--threads N] [--header-timeout-ms MS] [--http]
 //! ```
 //!
 //! It prints `listening on ADDR` once bound (`--addr 127.0.0.1:0` picks a
@@ -21,6 +26,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
+use h1_tokio::raw::{self, Handler, Method as RawMethod, PreEncoded, Responder, SendError};
 use h1_tokio::{serve_connection, service_fn, Body, Config};
 use http::header::{HeaderValue, ALLOW, CONTENT_TYPE, SERVER};
 use http::{Method, Request, Response, StatusCode};
@@ -34,12 +40,13 @@ fn main() {
         addr,
         threads,
         config,
+        http,
     } = match args() {
         Ok(a) => a,
         Err(e) => {
             eprintln!(
                 "tokio-hello: {e}\n\
-                 usage: tokio-hello [--addr HOST:PORT] [--threads N] [--header-timeout-ms MS]"
+                 usage: tokio-hello [--addr HOST:PORT] [--threads N] [--header-timeout-ms MS] [--http]"
             );
             std::process::exit(2);
         }
@@ -71,7 +78,7 @@ fn main() {
         .into_iter()
         .map(|l| {
             let config = config.clone();
-            std::thread::spawn(move || serve(l, config))
+            std::thread::spawn(move || serve(l, config, http))
         })
         .collect();
     for w in workers {
@@ -99,7 +106,7 @@ fn listener(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
 }
 
 /// Serves `listener` on a current-thread runtime of its own.
-fn serve(listener: std::net::TcpListener, config: Config) {
+fn serve(listener: std::net::TcpListener, config: Config, http: bool) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -118,7 +125,12 @@ fn serve(listener: std::net::TcpListener, config: Config) {
             let _ = stream.set_nodelay(true);
             let config = config.clone();
             tokio::spawn(async move {
-                if let Err(e) = serve_connection(stream, service_fn(hello), config).await {
+                let served = if http {
+                    serve_connection(stream, service_fn(hello), config).await
+                } else {
+                    raw::serve(stream, Hello::new(), config).await
+                };
+                if let Err(e) = served {
                     if !e.is_io() {
                         eprintln!("tokio-hello: connection: {e}");
                     }
@@ -126,6 +138,58 @@ fn serve(listener: std::net::TcpListener, config: Config) {
             });
         }
     });
+}
+
+/// The handler of the raw API: the route is taken from the head, the
+/// answer written at the request's end from lines encoded once.
+struct Hello {
+    answer: Answer,
+    plaintext: PreEncoded,
+    not_found: PreEncoded,
+    not_allowed: PreEncoded,
+}
+
+#[derive(Clone, Copy)]
+enum Answer {
+    Plaintext,
+    NotFound,
+    NotAllowed,
+}
+
+impl Hello {
+    fn new() -> Hello {
+        let make = |fields: &[(&str, &str)]| {
+            PreEncoded::new(fields.iter().copied()).expect("valid constant fields")
+        };
+        Hello {
+            answer: Answer::NotFound,
+            plaintext: make(&[("Server", "h1"), ("Content-Type", "text/plain")]),
+            not_found: make(&[("Server", "h1")]),
+            not_allowed: make(&[("Server", "h1"), ("Allow", "GET, HEAD")]),
+        }
+    }
+}
+
+impl Handler for Hello {
+    fn head(&mut self, req: &raw::Request<'_>) {
+        self.answer = match (req.target(), req.method()) {
+            (b"/plaintext", RawMethod::Get | RawMethod::Head) => Answer::Plaintext,
+            (b"/plaintext", _) => Answer::NotAllowed,
+            _ => Answer::NotFound,
+        };
+    }
+
+    fn end(&mut self, res: &mut Responder<'_>) -> Result<(), SendError> {
+        let (status, lines, body) = match self.answer {
+            Answer::Plaintext => (200, &self.plaintext, BODY),
+            Answer::NotFound => (404, &self.not_found, &b""[..]),
+            Answer::NotAllowed => (405, &self.not_allowed, &b""[..]),
+        };
+        let mut r = res.respond(status, raw::Framing::Length(body.len() as u64))?;
+        r.pre_encoded(lines);
+        r.finish_with_body(body)?;
+        Ok(())
+    }
 }
 
 async fn hello(req: Request<Body>) -> Result<Response<Full<Bytes>>, Infallible> {
@@ -151,15 +215,18 @@ struct Args {
     addr: SocketAddr,
     threads: usize,
     config: Config,
+    /// Serve with the `http` types rather than the raw handler.
+    http: bool,
 }
 
 /// `--addr HOST:PORT` (default 127.0.0.1:8080), `--threads N` (default 1),
-/// `--header-timeout-ms MS`.
+/// `--header-timeout-ms MS`, `--http`.
 fn args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
     let mut addr = String::from("127.0.0.1:8080");
     let mut threads = 1;
     let mut config = Config::default();
+    let mut http = false;
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
@@ -179,6 +246,7 @@ fn args() -> Result<Args, String> {
                     .map_err(|_| format!("--header-timeout-ms: {ms:?} is not a count"))?;
                 config.header_read_timeout = Some(Duration::from_millis(ms));
             }
+            "--http" => http = true,
             _ => return Err(format!("unknown argument {a:?}")),
         }
     }
@@ -189,5 +257,6 @@ fn args() -> Result<Args, String> {
         addr,
         threads,
         config,
+        http,
     })
 }

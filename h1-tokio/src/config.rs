@@ -13,10 +13,11 @@ use std::time::Duration;
 pub struct Config {
     /// The protocol machine's limits (head and body sizes, pipelining
     /// depth `max_unanswered`, output buffered before the service is
-    /// slowed, the linger on close) and strictness. Two of its switches
-    /// are the driver's to set: `auto_continue` is turned off (the driver
-    /// sends `100 Continue` when the service first polls the request body)
-    /// and `send_date` kept on (h1-conn keeps `Date` from the clock).
+    /// slowed, the linger on close) and strictness. Its `auto_continue` is
+    /// the driver's to set: [`serve_connection`](crate::serve_connection)
+    /// sends `100 Continue` when the service first polls the request body,
+    /// [`raw::serve`](crate::raw::serve) when the body is read for the
+    /// handler.
     pub conn: h1_conn::Config,
     /// Longest a request head may take to arrive, from its first byte (the
     /// first head of a connection: from the connection's start). A head
@@ -48,10 +49,12 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The protocol machine's settings as the driver runs them.
-    pub(crate) fn machine(&self) -> h1_conn::Config {
+    /// The protocol machine's settings as a driver runs them: with
+    /// `continue_on_read`, `100 Continue` goes out when the driver reads
+    /// the body (h1-conn's own `auto_continue`); else the driver sends it.
+    pub(crate) fn machine(&self, continue_on_read: bool) -> h1_conn::Config {
         let mut conn = self.conn.clone();
-        conn.auto_continue = false;
+        conn.auto_continue = continue_on_read;
         conn
     }
 }

@@ -26,15 +26,23 @@
 //! # }
 //! ```
 //!
+//! [`raw::serve`] is the same connection for a synchronous
+//! [`raw::Handler`] without the `http` types: no allocation per request.
+//!
+//! Both time the client ([`Config`]: a head is answered `408` when it
+//! takes longer than `header_read_timeout`, a stalled body too, an idle
+//! connection closes) and linger on close as RFC 9112 §9.6 asks.
+//!
 //! Under construction (issue 15; `DESIGN.md` beside this crate's
-//! `Cargo.toml` holds the plan): timeouts, protocol switches, a `Server`
-//! with graceful shutdown, and the allocation-free service API come next.
+//! `Cargo.toml` holds the plan): protocol switches and a `Server` with
+//! graceful shutdown come next.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod body;
 mod config;
 mod error;
+pub mod raw;
 mod request;
 mod response;
 mod serve;

@@ -145,7 +145,7 @@ where
 {
     fn new(io: I, service: S, config: Config) -> Self {
         Driver {
-            t: Transport::new(io, &config),
+            t: Transport::new(io, &config, false),
             service,
             max_output: config.conn.max_buffered_output,
             max_unanswered: config.conn.max_unanswered,

@@ -47,10 +47,11 @@ pub(crate) struct Transport<I> {
 }
 
 impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
-    pub(crate) fn new(io: I, config: &Config) -> Self {
+    /// `continue_on_read`: see [`Config::machine`].
+    pub(crate) fn new(io: I, config: &Config, continue_on_read: bool) -> Self {
         Transport {
             io,
-            conn: ServerConn::new(config.machine()),
+            conn: ServerConn::new(config.machine(continue_on_read)),
             want_read: false,
             closed: false,
             served: false,
