@@ -33,9 +33,13 @@
 //! takes longer than `header_read_timeout`, a stalled body too, an idle
 //! connection closes) and linger on close as RFC 9112 §9.6 asks.
 //!
+//! [`Server`] accepts on a TCP listener and serves each connection on a
+//! task of its own (at most `max_connections` at once), and shuts down
+//! gracefully: it stops accepting, lets each connection answer what it has
+//! received, closes the idle ones, and ends the rest after a grace period.
+//!
 //! Under construction (issue 15; `DESIGN.md` beside this crate's
-//! `Cargo.toml` holds the plan): protocol switches and a `Server` with
-//! graceful shutdown come next.
+//! `Cargo.toml` holds the plan): protocol switches come next.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -46,6 +50,7 @@ pub mod raw;
 mod request;
 mod response;
 mod serve;
+mod server;
 mod service;
 mod transport;
 
@@ -53,6 +58,7 @@ pub use body::{Body, BodyError};
 pub use config::Config;
 pub use error::Error;
 pub use serve::serve_connection;
+pub use server::Server;
 pub use service::{service_fn, ServiceFn};
 
 /// The error type services and bodies may fail with.

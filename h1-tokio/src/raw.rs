@@ -38,7 +38,7 @@ pub use h1_conn::{
 use h1_conn::{ServerConn, ServerEvent};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::transport::{Transport, Wait};
+use crate::transport::{Shutdown, Transport, Wait};
 use crate::{Config, Error};
 
 /// Rounds of work one poll may do before it yields to the runtime.
@@ -172,8 +172,22 @@ where
     I: AsyncRead + AsyncWrite + Unpin,
     H: Handler,
 {
+    serve_until(io, handler, config, None).await
+}
+
+/// [`serve`], finishing when `shutdown` completes.
+pub(crate) async fn serve_until<I, H>(
+    io: I,
+    handler: H,
+    config: Config,
+    shutdown: Option<Shutdown>,
+) -> Result<(), Error>
+where
+    I: AsyncRead + AsyncWrite + Unpin,
+    H: Handler,
+{
     let mut driver = Driver {
-        t: Transport::new(io, &config, true),
+        t: Transport::new(io, &config, true).with_shutdown(shutdown),
         handler,
         receiving: false,
     };
@@ -191,7 +205,8 @@ struct Driver<I, H> {
 impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         for _ in 0..ROUNDS {
-            let mut progress = self.receive();
+            let mut progress = self.t.poll_shutdown(cx);
+            progress |= self.receive();
             match self.t.write(cx) {
                 Poll::Ready(result) => result?,
                 Poll::Pending if progress => continue,

@@ -25,7 +25,7 @@ use tower_service::Service;
 use crate::body::Sender;
 use crate::request::to_http;
 use crate::response::delimiting;
-use crate::transport::{Transport, Wait};
+use crate::transport::{Shutdown, Transport, Wait};
 use crate::{Body, BodyError, BoxError, Config, Error};
 
 /// Rounds of work one poll may do before it yields to the runtime, so a
@@ -86,7 +86,24 @@ where
     B: http_body::Body,
     B::Error: Into<BoxError>,
 {
-    let mut driver = Driver::new(io, service, config);
+    serve_until(io, service, config, None).await
+}
+
+/// [`serve_connection`], finishing when `shutdown` completes.
+pub(crate) async fn serve_until<I, S, B>(
+    io: I,
+    service: S,
+    config: Config,
+    shutdown: Option<Shutdown>,
+) -> Result<(), Error>
+where
+    I: AsyncRead + AsyncWrite + Unpin,
+    S: Service<Request<Body>, Response = Response<B>>,
+    S::Error: Into<BoxError>,
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
+    let mut driver = Driver::new(io, service, config, shutdown);
     poll_fn(|cx| driver.poll(cx)).await?;
     driver.t.close().await
 }
@@ -143,9 +160,9 @@ where
     B: http_body::Body,
     B::Error: Into<BoxError>,
 {
-    fn new(io: I, service: S, config: Config) -> Self {
+    fn new(io: I, service: S, config: Config, shutdown: Option<Shutdown>) -> Self {
         Driver {
-            t: Transport::new(io, &config, false),
+            t: Transport::new(io, &config, false).with_shutdown(shutdown),
             service,
             max_output: config.conn.max_buffered_output,
             max_unanswered: config.conn.max_unanswered,
@@ -164,7 +181,8 @@ where
     /// Ready once the connection has nothing more to do but close.
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         for _ in 0..ROUNDS {
-            let mut progress = self.respond(cx)?;
+            let mut progress = self.t.poll_shutdown(cx);
+            progress |= self.respond(cx)?;
             progress |= self.invite(cx);
             progress |= self.receive(cx)?;
             progress |= self.respond(cx)?;

@@ -44,7 +44,13 @@ pub(crate) struct Transport<I> {
     /// The timer of `waiting`, made once and moved from one deadline to
     /// the next.
     timer: Option<Pin<Box<Sleep>>>,
+    /// Ready when the server shuts down (a [`Server`](crate::Server)'s
+    /// connections have one).
+    shutdown: Option<Shutdown>,
 }
+
+/// A future that completes when the connection is to finish.
+pub(crate) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// `continue_on_read`: see [`Config::machine`].
@@ -61,7 +67,29 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             body_timeout: config.body_read_timeout,
             waiting: None,
             timer: None,
+            shutdown: None,
         }
+    }
+
+    /// The connection finishes when `shutdown` completes: no request is
+    /// read after it, the answers owed are written (the last saying
+    /// `Connection: close`), and an idle connection closes at once.
+    pub(crate) fn with_shutdown(mut self, shutdown: Option<Shutdown>) -> Self {
+        self.shutdown = shutdown;
+        self
+    }
+
+    /// Whether the shutdown came now (the machine has been told).
+    pub(crate) fn poll_shutdown(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(shutdown) = &mut self.shutdown else {
+            return false;
+        };
+        if shutdown.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        self.shutdown = None;
+        self.conn.close();
+        true
     }
 
     /// The client sent something the wait was for (a request, body
