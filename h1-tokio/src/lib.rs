@@ -38,8 +38,11 @@
 //! gracefully: it stops accepting, lets each connection answer what it has
 //! received, closes the idle ones, and ends the rest after a grace period.
 //!
+//! A service can switch protocols: [`upgrade::on`] gives it the socket
+//! once its `101` (or `2xx` to `CONNECT`) is written.
+//!
 //! Under construction (issue 15; `DESIGN.md` beside this crate's
-//! `Cargo.toml` holds the plan): protocol switches come next.
+//! `Cargo.toml` says where it stands).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -53,6 +56,7 @@ mod serve;
 mod server;
 mod service;
 mod transport;
+pub mod upgrade;
 
 pub use body::{Body, BodyError};
 pub use config::Config;

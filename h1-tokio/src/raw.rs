@@ -167,6 +167,8 @@ impl Responder<'_> {
 /// [`serve_connection`](crate::serve_connection) does for a service:
 /// the same checks, pipelining, timeouts and linger on close; `100
 /// Continue` is sent when the connection reads the body for the handler.
+/// Sockets are not handed over: a `101` (or a `2xx` to `CONNECT`) from the
+/// handler ends the connection once written.
 pub async fn serve<I, H>(io: I, handler: H, config: Config) -> Result<(), Error>
 where
     I: AsyncRead + AsyncWrite + Unpin,

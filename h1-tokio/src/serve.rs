@@ -26,6 +26,7 @@ use crate::body::Sender;
 use crate::request::to_http;
 use crate::response::delimiting;
 use crate::transport::{Shutdown, Transport, Wait};
+use crate::upgrade::{self, Handover, Upgraded};
 use crate::{Body, BodyError, BoxError, Config, Error};
 
 /// Rounds of work one poll may do before it yields to the runtime, so a
@@ -56,8 +57,10 @@ const ROUNDS: usize = 16;
 /// started); a connection idle for `config.idle_timeout` between requests
 /// closes. Timers, like the linger, need a runtime with its timer enabled.
 ///
-/// Not yet: protocol switches (a `101` or a `2xx` to `CONNECT` from the
-/// service is answered `501` and the connection closes).
+/// A request that asks to upgrade (or a `CONNECT`) carries the switch in
+/// its extensions ([`upgrade::on`](crate::upgrade::on)): a `101` (or a
+/// `2xx` to the `CONNECT`) from the service is written, and the socket is
+/// then handed over with the bytes already received after the request.
 ///
 /// ```no_run
 /// use h1_tokio::{serve_connection, service_fn, Body, Config};
@@ -80,7 +83,7 @@ const ROUNDS: usize = 16;
 /// ```
 pub async fn serve_connection<I, S, B>(io: I, service: S, config: Config) -> Result<(), Error>
 where
-    I: AsyncRead + AsyncWrite + Unpin,
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     S: Service<Request<Body>, Response = Response<B>>,
     S::Error: Into<BoxError>,
     B: http_body::Body,
@@ -97,7 +100,7 @@ pub(crate) async fn serve_until<I, S, B>(
     shutdown: Option<Shutdown>,
 ) -> Result<(), Error>
 where
-    I: AsyncRead + AsyncWrite + Unpin,
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     S: Service<Request<Body>, Response = Response<B>>,
     S::Error: Into<BoxError>,
     B: http_body::Body,
@@ -105,6 +108,12 @@ where
 {
     let mut driver = Driver::new(io, service, config, shutdown);
     poll_fn(|cx| driver.poll(cx)).await?;
+    if let (Some(rest), Some(handover)) = (driver.switched.take(), driver.handover.take()) {
+        // Nobody waiting for the socket (the service did not ask for it)
+        // drops it: the connection closes.
+        let _ = handover.send(Upgraded::new(Box::new(driver.t.io), rest));
+        return Ok(());
+    }
     driver.t.close().await
 }
 
@@ -113,16 +122,23 @@ enum Owed<F, B> {
     /// The service is working on it.
     Calling {
         future: Pin<Box<F>>,
-        /// The request was `CONNECT`: a 2xx to it would switch protocols.
-        connect: bool,
+        /// The request may switch protocols: where its socket goes then.
+        switch: Option<Switch>,
     },
     /// The service has answered; it goes out at its turn.
     Ready {
         response: Response<B>,
-        connect: bool,
+        switch: Option<Switch>,
     },
     /// The connection answers it itself with this status and closes.
     Own(u16),
+}
+
+/// A request that may switch protocols.
+struct Switch {
+    /// It is a `CONNECT`: a 2xx to it switches, as a 101 does.
+    connect: bool,
+    handover: Handover,
 }
 
 struct Driver<I, S: Service<Request<Body>>, B> {
@@ -150,6 +166,10 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     /// (as many as may be waiting at once: pipelined requests are read
     /// ahead of their responses).
     spare: Vec<HeaderMap>,
+    /// Where the socket goes once the switching head is written.
+    handover: Option<Handover>,
+    /// The protocol switched: the bytes received after the request.
+    switched: Option<Bytes>,
 }
 
 impl<I, S, B> Driver<I, S, B>
@@ -175,6 +195,8 @@ where
             continue_owed: false,
             service_ready: false,
             spare: Vec::new(),
+            handover: None,
+            switched: None,
         }
     }
 
@@ -231,12 +253,12 @@ where
             // Every response future is polled, not just the oldest: later
             // ones may finish early and wait their turn.
             for owed in &mut self.owed {
-                if let Owed::Calling { future, connect } = owed {
+                if let Owed::Calling { future, switch } = owed {
                     if let Poll::Ready(result) = future.as_mut().poll(cx) {
                         *owed = match result {
                             Ok(response) => Owed::Ready {
                                 response,
-                                connect: *connect,
+                                switch: switch.take(),
                             },
                             Err(_) => Owed::Own(500),
                         };
@@ -256,7 +278,7 @@ where
                 self.receiving_answered = true;
             }
             match owed {
-                Owed::Ready { response, connect } => self.start(response, connect),
+                Owed::Ready { response, switch } => self.start(response, switch),
                 Owed::Own(status) => self.answer(status),
                 Owed::Calling { .. } => unreachable!("only a started response is popped"),
             }
@@ -264,14 +286,18 @@ where
         Ok(progress)
     }
 
-    /// Writes the head of `response` (to a `CONNECT` request when
-    /// `connect`), and its body when it has it whole.
-    fn start(&mut self, response: Response<B>, connect: bool) {
+    /// Writes the head of `response`, and its body when it has it whole;
+    /// a switch when the request may switch and the status says so.
+    fn start(&mut self, response: Response<B>, switch: Option<Switch>) {
         let (mut parts, body) = response.into_parts();
         let status = parts.status.as_u16();
+        let connect = switch.as_ref().is_some_and(|s| s.connect);
         if status == 101 || (connect && (200..300).contains(&status)) {
-            // Switching protocols is a later step of this driver.
-            return self.answer(501);
+            return match switch {
+                Some(s) => self.switch(status, parts.headers, s.handover),
+                // A 101 to a request that asked for no upgrade.
+                None => self.answer(500),
+            };
         }
         let exact = body.size_hint().exact();
         let Ok(d) = delimiting(status, &mut parts.headers, exact) else {
@@ -318,6 +344,36 @@ where
         // It fails only when the connection has already failed, which
         // then writes its own answer.
         let _ = self.t.conn.respond_with(status, empty, b"");
+    }
+
+    /// Writes the head that switches protocols; the socket goes to
+    /// `handover` once it is written and the machine says `Switch`.
+    fn switch(&mut self, status: u16, headers: HeaderMap, handover: Handover) {
+        let Ok(mut r) = self.t.conn.respond(status, Framing::Empty) else {
+            return self.answer(500);
+        };
+        let fields = headers
+            .iter()
+            .filter(|(name, _)| {
+                *name != http::header::CONTENT_LENGTH && *name != http::header::TRANSFER_ENCODING
+            })
+            .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes()));
+        // RFC 9110 §7.8: `Upgrade` goes with the `upgrade` connection
+        // option, which a service may leave out.
+        let option = headers.get_all(http::header::CONNECTION).iter().any(|v| {
+            v.as_bytes()
+                .split(|&b| b == b',')
+                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"upgrade"))
+        });
+        let added = (status == 101 && !option).then_some((&b"Connection"[..], &b"upgrade"[..]));
+        if r.fields(fields.chain(added)).is_err() {
+            drop(r);
+            return self.answer(500);
+        }
+        match r.finish() {
+            Ok(_) => self.handover = Some(handover),
+            Err(_) => self.answer(500),
+        }
     }
 
     /// Sends one frame of the response body being streamed.
@@ -444,10 +500,17 @@ where
                     let fields = &self.t.conn.field_entries()[..req.head.field_count];
                     let headers = self.spare.pop().unwrap_or_default();
                     match to_http(&req, self.t.conn.received(), fields, headers, body) {
-                        Ok(request) => self.owed.push_back(Owed::Calling {
-                            future: Box::pin(self.service.call(request)),
-                            connect,
-                        }),
+                        Ok(mut request) => {
+                            let switch = (req.upgrade || connect).then(|| {
+                                let (pending, handover) = upgrade::pending();
+                                request.extensions_mut().insert(pending);
+                                Switch { connect, handover }
+                            });
+                            self.owed.push_back(Owed::Calling {
+                                future: Box::pin(self.service.call(request)),
+                                switch,
+                            });
+                        }
                         Err(_) => self.owed.push_back(Owed::Own(400)),
                     }
                 }
@@ -492,8 +555,13 @@ where
                     self.t.closed = true;
                     break;
                 }
-                // Output to write first, responses to finish, or a switch,
-                // which `start` never lets happen.
+                ServerEvent::Switch(rest) => {
+                    let rest = rest.get(self.t.conn.received()).unwrap_or_default();
+                    self.switched = Some(Bytes::copy_from_slice(rest));
+                    self.t.closed = true;
+                    break;
+                }
+                // Output to write first, or responses to finish.
                 _ => break,
             }
         }
