@@ -53,6 +53,10 @@ DEFAULT_SERVERS = {
         ["cargo", "build", "--quiet", "--release", "-p", "h1-conn", "--example", "hello"],
         [os.path.join(TARGET, "release", "examples", "hello")],
     ),
+    "h1-tokio": (
+        ["cargo", "build", "--quiet", "--release", "-p", "h1-tokio", "--example", "tokio-hello"],
+        [os.path.join(TARGET, "release", "examples", "tokio-hello")],
+    ),
 }
 
 PATH = "/plaintext"
@@ -214,7 +218,7 @@ def main():
     ap.add_argument("--modes", default="keepalive,pipelined,tfb")
     ap.add_argument("--server", action="append", default=[],
                     help="NAME=COMMAND (taking --addr, printing 'listening on ADDR'); "
-                         "the first is the baseline; default: hyper, h1")
+                         "the first is the baseline; default: hyper, h1, h1-tokio")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--markdown", help="also write the report to this file")
     args = ap.parse_args()

@@ -148,3 +148,90 @@ fn h2load_pipelines_sixteen_deep_without_a_failure() {
     assert!(report.contains("20000 succeeded, 0 failed"), "{report}");
     assert!(report.contains("status codes: 20000 2xx"), "{report}");
 }
+
+/// A tokio socket as hyper's client reads and writes it (hyper has its own
+/// I/O traits; hyper-util's adapter is not needed for a test).
+struct HyperIo(tokio::net::TcpStream);
+
+impl hyper::rt::Read for HyperIo {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        mut buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let mut scratch = [0u8; 8192];
+        let mut read = tokio::io::ReadBuf::new(&mut scratch);
+        match tokio::io::AsyncRead::poll_read(std::pin::Pin::new(&mut self.0), cx, &mut read) {
+            std::task::Poll::Ready(Ok(())) => {
+                buf.put_slice(read.filled());
+                std::task::Poll::Ready(Ok(()))
+            }
+            other => other,
+        }
+    }
+}
+
+impl hyper::rt::Write for HyperIo {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        tokio::io::AsyncWrite::poll_write(std::pin::Pin::new(&mut self.0), cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        tokio::io::AsyncWrite::poll_flush(std::pin::Pin::new(&mut self.0), cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        tokio::io::AsyncWrite::poll_shutdown(std::pin::Pin::new(&mut self.0), cx)
+    }
+}
+
+#[test]
+fn hyper_client_sends_requests_on_one_connection() {
+    use http_body_util::{BodyExt, Full};
+
+    let addr = serve();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async move {
+        let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(HyperIo(stream))
+            .await
+            .expect("handshake");
+        let driving = tokio::spawn(conn);
+        for i in 0..3 {
+            let body = format!("request {i}");
+            let req = http::Request::post("/echo")
+                .header("host", addr.to_string())
+                .body(Full::new(Bytes::from(body.clone())))
+                .expect("request");
+            let res = sender.send_request(req).await.expect("response");
+            assert_eq!(res.status(), 200);
+            let got = res.into_body().collect().await.expect("body").to_bytes();
+            assert_eq!(got, body.as_bytes());
+        }
+        let req = http::Request::get("/plaintext")
+            .header("host", addr.to_string())
+            .body(Full::new(Bytes::new()))
+            .expect("request");
+        let res = sender.send_request(req).await.expect("response");
+        let got = res.into_body().collect().await.expect("body").to_bytes();
+        assert_eq!(got, "Hello, World!");
+        drop(sender);
+        driving
+            .await
+            .expect("task")
+            .expect("the connection ends cleanly");
+    });
+}
