@@ -311,15 +311,17 @@ impl Sender {
         wake(reader);
     }
 
-    /// `Ready(true)` once the body has been polled, `Ready(false)` when it
-    /// was dropped first; else the task is woken when either happens.
+    /// `Ready(true)` once the body has been polled (and is still held),
+    /// `Ready(false)` once it was dropped; else the task is woken when
+    /// either happens.
     pub(crate) fn poll_wanted(&mut self, cx: &mut Context<'_>) -> Poll<bool> {
         let mut s = self.shared.lock();
-        if s.wanted {
-            return Poll::Ready(true);
-        }
+        // Polled and then dropped: nobody reads it after all.
         if s.dropped {
             return Poll::Ready(false);
+        }
+        if s.wanted {
+            return Poll::Ready(true);
         }
         s.writer = Some(cx.waker().clone());
         Poll::Pending

@@ -210,7 +210,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
             let mut progress = self.t.poll_shutdown(cx);
             progress |= self.receive();
             match self.t.write(cx) {
-                Poll::Ready(result) => result?,
+                Poll::Ready(wrote) => progress |= wrote?,
                 Poll::Pending if progress => continue,
                 Poll::Pending => return Poll::Pending,
             }

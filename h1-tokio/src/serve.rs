@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::{Buf, Bytes};
-use h1_conn::{Expect, Framing, Method, SendState, ServerConn, ServerEvent, Span};
+use h1_conn::{Expect, Framing, Method, RecvState, SendState, ServerConn, ServerEvent, Span};
 use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
@@ -160,6 +160,9 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     receiving_answered: bool,
     /// The request being received waits for `100 Continue`.
     continue_owed: bool,
+    /// Its reader dropped the body before inviting it: the client keeps
+    /// waiting, rightly.
+    continue_declined: bool,
     /// The service said it is ready for a request.
     service_ready: bool,
     /// Field maps of responses sent, for the fields of requests to come
@@ -170,6 +173,12 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     handover: Option<Handover>,
     /// The protocol switched: the bytes received after the request.
     switched: Option<Bytes>,
+    /// A response was cut short: the connection ends with this once the
+    /// output before it is written.
+    broken: Option<Error>,
+    /// The service can take no more requests: the connection ends with
+    /// this once those received are answered.
+    service_error: Option<Error>,
 }
 
 impl<I, S, B> Driver<I, S, B>
@@ -193,10 +202,13 @@ where
             receiving: false,
             receiving_answered: false,
             continue_owed: false,
+            continue_declined: false,
             service_ready: false,
             spare: Vec::new(),
             handover: None,
             switched: None,
+            broken: None,
+            service_error: None,
         }
     }
 
@@ -204,18 +216,24 @@ where
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         for _ in 0..ROUNDS {
             let mut progress = self.t.poll_shutdown(cx);
-            progress |= self.respond(cx)?;
-            progress |= self.invite(cx);
-            progress |= self.receive(cx)?;
-            progress |= self.respond(cx)?;
+            if self.broken.is_none() {
+                progress |= self.respond(cx);
+                progress |= self.invite(cx);
+                progress |= self.receive(cx);
+                progress |= self.respond(cx);
+            }
             match self.t.write(cx) {
-                Poll::Ready(result) => result?,
+                Poll::Ready(wrote) => progress |= wrote?,
                 // Woken when the socket takes more.
                 Poll::Pending if progress => continue,
                 Poll::Pending => return Poll::Pending,
             }
+            // What was complete before the break is out: end here.
+            if let Some(e) = self.broken.take() {
+                return Poll::Ready(Err(e));
+            }
             if self.t.closed && self.owed.is_empty() && self.streaming.is_none() {
-                return Poll::Ready(Ok(()));
+                return Poll::Ready(self.service_error.take().map_or(Ok(()), Err));
             }
             if self.t.want_read {
                 progress |= self.t.read(cx)?;
@@ -232,9 +250,19 @@ where
         Poll::Pending
     }
 
+    /// A response cannot be completed (its body failed, or broke its
+    /// length): nothing more is sent after what is already encoded, and
+    /// the connection ends with `error` once that is written.
+    fn break_off(&mut self, error: Error) {
+        self.streaming = None;
+        self.owed.clear();
+        self.t.conn.close();
+        self.broken = Some(error);
+    }
+
     /// Starts and streams the responses that are ready, in order: whether
     /// anything was done.
-    fn respond(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
+    fn respond(&mut self, cx: &mut Context<'_>) -> bool {
         let mut progress = false;
         loop {
             if let Some(body) = &mut self.streaming {
@@ -245,7 +273,10 @@ where
                     Poll::Pending => break,
                     Poll::Ready(frame) => {
                         progress = true;
-                        self.send_frame(frame)?;
+                        if let Err(e) = self.send_frame(frame) {
+                            self.break_off(e);
+                            break;
+                        }
                     }
                 }
                 continue;
@@ -283,7 +314,7 @@ where
                 Owed::Calling { .. } => unreachable!("only a started response is popped"),
             }
         }
-        Ok(progress)
+        progress
     }
 
     /// Writes the head of `response`, and its body when it has it whole;
@@ -292,6 +323,11 @@ where
         let (mut parts, body) = response.into_parts();
         let status = parts.status.as_u16();
         let connect = switch.as_ref().is_some_and(|s| s.connect);
+        // An interim response from a service would leave its request
+        // unanswered while the next one's answer took its place.
+        if status < 200 && status != 101 {
+            return self.answer(500);
+        }
         if status == 101 || (connect && (200..300).contains(&status)) {
             return match switch {
                 Some(s) => self.switch(status, parts.headers, s.handover),
@@ -328,8 +364,11 @@ where
             }
             // Ended with its head (HEAD, 204, 304, an empty body): an
             // empty body's end is written by the encoder's finish.
+            // (Short of a Content-Length it set, the body is broken.)
             Ok(sent) if sent.body => {
-                let _ = self.t.conn.send_end();
+                if let Err(e) = self.t.conn.send_end() {
+                    self.break_off(Error::response_body(e));
+                }
             }
             Ok(_) => {}
             Err(_) => self.answer(500),
@@ -449,6 +488,7 @@ where
             },
             Poll::Ready(false) => {
                 self.continue_owed = false;
+                self.continue_declined = true;
                 false
             }
             Poll::Pending => false,
@@ -457,9 +497,16 @@ where
 
     /// Takes the events of the bytes received until the machine needs
     /// more, pauses, or a reader has not taken its chunk yet.
-    fn receive(&mut self, cx: &mut Context<'_>) -> Result<bool, Error> {
+    fn receive(&mut self, cx: &mut Context<'_>) -> bool {
         let mut progress = false;
         while !self.t.closed {
+            // The machine reads no more of the body (a response that
+            // closes went out before it): its reader gets no more.
+            if self.body.is_some() && self.t.conn.recv_state() != RecvState::Body {
+                if let Some(body) = self.body.take() {
+                    body.fail(BodyError::closed());
+                }
+            }
             if let Some(body) = &mut self.body {
                 match body.poll_ready(cx) {
                     Poll::Ready(Ok(())) => {}
@@ -468,10 +515,21 @@ where
                     Poll::Pending => break,
                 }
             }
-            if !self.receiving && !self.service_ready {
+            // Readiness is asked for when a head is arriving, not while
+            // the connection idles (it may hold a limited resource).
+            if !self.receiving
+                && !self.service_ready
+                && self.service_error.is_none()
+                && self.t.conn.buffered() > 0
+            {
                 match self.service.poll_ready(cx) {
                     Poll::Ready(Ok(())) => self.service_ready = true,
-                    Poll::Ready(Err(e)) => return Err(Error::service(e)),
+                    // No more requests: those received are answered, then
+                    // the connection ends with the error.
+                    Poll::Ready(Err(e)) => {
+                        self.service_error = Some(Error::service(e));
+                        self.t.conn.close();
+                    }
                     Poll::Pending => break,
                 }
             }
@@ -495,6 +553,7 @@ where
                         _ => (None, Body::empty()),
                     };
                     self.continue_owed = sender.is_some() && req.expect() == Expect::Continue;
+                    self.continue_declined = false;
                     self.body = sender;
                     let connect = req.method() == Method::Connect;
                     let fields = &self.t.conn.field_entries()[..req.head.field_count];
@@ -518,6 +577,7 @@ where
                     progress = true;
                     self.t.heard();
                     self.continue_owed = false;
+                    self.continue_declined = false;
                     if let Some(body) = &mut self.body {
                         body.send(chunk(&self.t.conn, span));
                     }
@@ -565,7 +625,7 @@ where
                 _ => break,
             }
         }
-        Ok(progress)
+        progress
     }
 
     /// The request being received failed (`error` is what its body's
@@ -589,8 +649,10 @@ where
         if self.t.closed || !self.t.want_read || !self.t.conn.out().is_empty() {
             return None;
         }
+        // A client told to wait for `100 Continue`, and never told to
+        // send, is not slow: it waits for the service.
         if self.receiving {
-            return (!self.continue_owed).then_some(Wait::Body);
+            return (!self.continue_owed && !self.continue_declined).then_some(Wait::Body);
         }
         if !self.owed.is_empty() || self.streaming.is_some() {
             return None;

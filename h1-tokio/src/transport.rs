@@ -130,7 +130,8 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             Wait::Idle => self.idle_timeout,
             Wait::Body => self.body_timeout,
         }?;
-        let deadline = since + limit;
+        // A limit past the clock's end is no limit.
+        let deadline = since.checked_add(limit)?;
         let timer = self
             .timer
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
@@ -155,8 +156,10 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     }
 
     /// Writes what the machine encoded: ready once all of it is written
-    /// and flushed.
-    pub(crate) fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+    /// and flushed, saying whether anything was (room it made in the
+    /// output may let the machine go on).
+    pub(crate) fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<bool, Error>> {
+        let mut wrote = false;
         while !self.conn.out().is_empty() {
             match Pin::new(&mut self.io).poll_write(cx, self.conn.out()) {
                 Poll::Ready(Ok(0)) => {
@@ -167,6 +170,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                 Poll::Ready(Ok(n)) => {
                     self.conn.written(n);
                     self.unflushed = true;
+                    wrote = true;
                 }
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
                 Poll::Pending => return Poll::Pending,
@@ -179,7 +183,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                 Poll::Pending => return Poll::Pending,
             }
         }
-        Poll::Ready(Ok(()))
+        Poll::Ready(Ok(wrote))
     }
 
     /// Reads into the machine's buffer: whether anything (bytes or the

@@ -216,3 +216,30 @@ fn no_allocation_per_request_once_warm() {
     drop(client);
     rt.block_on(served).unwrap().expect("served");
 }
+
+/// Answers every request with 600 bytes.
+struct Big;
+
+impl Handler for Big {
+    fn head(&mut self, _req: &Request<'_>) {}
+    fn end(&mut self, res: &mut Responder<'_>) -> Result<(), SendError> {
+        res.respond_with(200, [("Content-Type", "text/plain")], &[b'x'; 600])
+    }
+}
+
+#[tokio::test]
+async fn answers_past_the_output_limit_go_on_once_the_output_is_written() {
+    let mut config = Config::default();
+    config.conn.max_buffered_output = 1024;
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(raw::serve(server, Big, config));
+    let mut reqs = Vec::new();
+    for i in 0..40 {
+        let close = if i == 39 { "Connection: close\r\n" } else { "" };
+        reqs.extend_from_slice(format!("GET /{i} HTTP/1.1\r\nHost: a\r\n{close}\r\n").as_bytes());
+    }
+    client.write_all(&reqs).await.unwrap();
+    let got = read_all(&mut client).await;
+    assert_eq!(got.matches("HTTP/1.1 200 OK").count(), 40);
+    served.await.unwrap().expect("served");
+}

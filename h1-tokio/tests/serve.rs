@@ -402,3 +402,197 @@ async fn an_http_1_0_client_gets_its_answer_and_the_close() {
     );
     served.await.unwrap().expect("served");
 }
+
+/// Pipelined `GET /0` .. `GET /{n-1}`, the last with `Connection: close`.
+fn pipelined(n: usize) -> Vec<u8> {
+    let mut reqs = Vec::new();
+    for i in 0..n {
+        let close = if i + 1 == n {
+            "Connection: close\r\n"
+        } else {
+            ""
+        };
+        reqs.extend_from_slice(format!("GET /{i} HTTP/1.1\r\nHost: a\r\n{close}\r\n").as_bytes());
+    }
+    reqs
+}
+
+#[tokio::test]
+async fn answers_past_the_output_limit_go_on_once_the_output_is_written() {
+    // Each round fills the output to its limit; writing it all must let
+    // the connection go on (nothing else would wake it).
+    let mut config = Config::default();
+    config.conn.max_buffered_output = 1024;
+    let service = service_fn(|_req: Request<Body>| async {
+        Ok::<_, Infallible>(Response::new(Full::new(Bytes::from(vec![b'x'; 600]))))
+    });
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(serve_connection(server, service, config));
+    client.write_all(&pipelined(40)).await.unwrap();
+    let got = read_all(&mut client).await;
+    assert_eq!(got.matches("HTTP/1.1 200 OK").count(), 40);
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn an_interim_status_from_the_service_is_answered_500_not_taken_as_the_answer() {
+    // A 103 would leave its request unanswered while the next request's
+    // answer took its place.
+    let service = service_fn(|req: Request<Body>| async move {
+        let mut res = Response::new(Full::new(Bytes::from(req.uri().path().to_owned())));
+        if req.uri().path() == "/0" {
+            *res.status_mut() = http::StatusCode::EARLY_HINTS;
+        }
+        Ok::<_, Infallible>(res)
+    });
+    let (mut client, served) = connect(service, 4096);
+    client.write_all(&pipelined(2)).await.unwrap();
+    let got = read_all(&mut client).await;
+    // Each request its own final answer, in order: the 103's request a
+    // 500, the next its 200.
+    let finals: Vec<&str> = got.split("HTTP/1.1 ").skip(1).map(|a| &a[..3]).collect();
+    assert_eq!(finals, ["500", "200"], "{got}");
+    assert!(got.ends_with("\r\n\r\n/1"), "{got}");
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_content_length_the_body_does_not_fill_ends_the_connection() {
+    let service = service_fn(|_req: Request<Body>| async {
+        Response::builder()
+            .header("content-length", "10")
+            .body(Full::new(Bytes::new()))
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(
+        got.starts_with("HTTP/1.1 200 OK\r\n") && got.ends_with("Content-Length: 10\r\n\r\n"),
+        "{got}"
+    );
+    assert!(
+        served.await.unwrap().is_err(),
+        "a broken response body is the server's error"
+    );
+}
+
+/// A body that gives one chunk, then fails.
+struct Failing(bool);
+
+impl http_body::Body for Failing {
+    type Data = Bytes;
+    type Error = std::io::Error;
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        if self.0 {
+            return Poll::Ready(Some(Err(std::io::Error::other("boom"))));
+        }
+        self.0 = true;
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b"partial")))))
+    }
+}
+
+#[tokio::test]
+async fn a_failing_body_ends_the_connection_after_the_answers_before_it() {
+    let service = service_fn(|req: Request<Body>| async move {
+        let body = if req.uri().path() == "/1" {
+            http_body_util::Either::Right(Failing(false))
+        } else {
+            http_body_util::Either::Left(Full::new(Bytes::from_static(b"first")))
+        };
+        Ok::<_, Infallible>(Response::new(body))
+    });
+    let (mut client, served) = connect(service, 4096);
+    client.write_all(&pipelined(3)).await.unwrap();
+    let got = read_all(&mut client).await;
+    assert!(
+        got.contains("\r\n\r\nfirst"),
+        "the complete answer before it: {got:?}"
+    );
+    assert!(
+        got.ends_with("\r\n7\r\npartial\r\n"),
+        "cut short, no last chunk: {got:?}"
+    );
+    assert_eq!(
+        got.matches("HTTP/1.1 ").count(),
+        2,
+        "nothing after it: {got:?}"
+    );
+    assert!(served.await.unwrap().is_err());
+}
+
+/// Ready for one request, then failing its readiness.
+#[derive(Clone)]
+struct OnceReady(bool);
+
+impl tower_service::Service<Request<Body>> for OnceReady {
+    type Response = Response<Full<Bytes>>;
+    type Error = std::io::Error;
+    type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        if self.0 {
+            Poll::Ready(Err(std::io::Error::other("overloaded")))
+        } else {
+            Poll::Ready(Ok(()))
+        }
+    }
+    fn call(&mut self, _req: Request<Body>) -> Self::Future {
+        self.0 = true;
+        std::future::ready(Ok(Response::new(Full::new(Bytes::from_static(b"ok")))))
+    }
+}
+
+#[tokio::test]
+async fn a_request_taken_before_the_service_fails_its_readiness_is_answered() {
+    let (mut client, served) = connect(OnceReady(false), 4096);
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(
+        got.starts_with("HTTP/1.1 200 OK\r\n") && got.ends_with("\r\n\r\nok"),
+        "{got}"
+    );
+    assert_eq!(
+        got.matches("HTTP/1.1 ").count(),
+        1,
+        "no request is read after the failure: {got}"
+    );
+    let e = served
+        .await
+        .unwrap()
+        .expect_err("the service's failure ends the connection");
+    assert!(e.to_string().contains("overloaded"), "{e}");
+}
+
+#[tokio::test]
+async fn a_body_kept_unread_does_not_hold_a_closed_connection_open() {
+    // The service answers without reading the body but keeps it: the
+    // connection, closing after that answer, must still end.
+    let service = service_fn(|req: Request<Body>| async move {
+        let body = req.into_body();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            drop(body);
+        });
+        ok("early answer")
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\nsome of it")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(got.ends_with("\r\n\r\nearly answer"), "{got}");
+    tokio::time::timeout(Duration::from_secs(5), served)
+        .await
+        .expect("the connection ends")
+        .unwrap()
+        .expect("served");
+}

@@ -203,3 +203,46 @@ async fn each_request_starts_the_idle_time_afresh() {
     assert_eq!(rest, "");
     served.await.unwrap().expect("served");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_client_left_waiting_for_continue_is_not_timed_out_while_the_service_works() {
+    // The service drops the body unread and answers late: the client,
+    // rightly waiting for `100 Continue`, is not the slow one.
+    let service = service_fn(|req: Request<Body>| async move {
+        drop(req.into_body());
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"denied"))))
+    });
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(serve_connection(server, service, config(500, 10_000, 500)));
+    client
+        .write_all(
+            b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let (got, _) = until_closed(&mut client).await;
+    assert!(
+        got.starts_with("HTTP/1.1 200 OK\r\n") && got.ends_with("denied"),
+        "{got}"
+    );
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test(start_paused = true)]
+async fn limits_too_long_for_the_clock_are_no_limits() {
+    let mut c = Config::default();
+    c.header_read_timeout = Some(Duration::MAX);
+    c.idle_timeout = Some(Duration::MAX);
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(serve_connection(server, service_fn(hello), c));
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 1024];
+    let n = client.read(&mut buf).await.unwrap();
+    assert!(buf[..n].ends_with(b"\r\n\r\nhi"));
+    drop(client);
+    served.await.unwrap().expect("served");
+}

@@ -215,3 +215,17 @@ async fn a_reader_on_another_task_gets_every_byte_with_one_chunk_in_flight() {
         .expect("no body error");
     assert_eq!(got, sent);
 }
+
+#[test]
+fn a_body_polled_then_dropped_is_no_longer_wanted() {
+    let (_, w) = waker();
+    let (mut tx, mut body) = Body::channel(Some(4));
+    assert!(poll(&mut body, &w).is_pending());
+    drop(body);
+    let mut cx = Context::from_waker(&w);
+    assert_eq!(
+        tx.poll_wanted(&mut cx),
+        Poll::Ready(false),
+        "nobody reads it now"
+    );
+}
