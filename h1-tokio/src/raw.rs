@@ -38,11 +38,8 @@ pub use h1_conn::{
 use h1_conn::{ServerConn, ServerEvent};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::transport::{Shutdown, Transport, Wait};
+use crate::transport::{Shutdown, Transport, Wait, ROUNDS};
 use crate::{Config, Error};
-
-/// Rounds of work one poll may do before it yields to the runtime.
-const ROUNDS: usize = 16;
 
 /// What a connection served by [`serve`] calls for each request, in order.
 pub trait Handler {
@@ -294,16 +291,13 @@ impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
         let result = self.handler.end(&mut Responder {
             conn: &mut self.t.conn,
         });
-        let conn = &mut self.t.conn;
-        if result.is_err() || conn.send_state() != SendState::Idle {
+        if result.is_err() || self.t.conn.send_state() != SendState::Idle {
             // A response cut short cannot be completed: the client must
             // see the connection end, not wait for the rest.
-            conn.close();
+            self.t.conn.close();
             self.t.closed = true;
-        } else if conn.unanswered() >= answered {
-            conn.close();
-            let empty: [(&[u8], &[u8]); 0] = [];
-            let _ = conn.respond_with(500, empty, b"");
+        } else if self.t.conn.unanswered() >= answered {
+            self.t.answer(500);
         }
     }
 

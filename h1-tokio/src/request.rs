@@ -10,7 +10,7 @@
 use std::fmt;
 
 use bytes::Bytes;
-use h1_conn::{Entry, Request, Span, Version};
+use h1_conn::{Entry, HeadersView, Request, Span, Version};
 use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Uri};
 
@@ -85,6 +85,19 @@ pub(crate) fn to_http(
     *out.version_mut() = version;
     *out.headers_mut() = headers;
     Ok(out)
+}
+
+/// The trailer fields of a chunked request body as an `http::HeaderMap`
+/// (a field the `http` types cannot hold is left out: h1-conn has judged
+/// them all, so none is).
+pub(crate) fn trailer_map(view: HeadersView<'_>) -> HeaderMap {
+    let mut map = HeaderMap::with_capacity(view.len());
+    for (name, value) in view {
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
+            map.append(n, v);
+        }
+    }
+    map
 }
 
 #[cfg(test)]

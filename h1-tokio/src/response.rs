@@ -2,6 +2,7 @@
 //! how the message is delimited become its [`Framing`], the others are
 //! written as they are.
 
+use h1_conn::headers::{list_contains, list_elements, parse_content_length};
 use h1_conn::Framing;
 use http::header::{HeaderValue, CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
 use http::HeaderMap;
@@ -30,29 +31,32 @@ pub(crate) fn delimiting(
     headers: &mut HeaderMap,
     exact: Option<u64>,
 ) -> Result<Delimiting, BadFraming> {
-    let no_content = matches!(status, 100..=199 | 204 | 304);
     // Usually none of the three is there: one pass over the names says so.
     let special = headers
         .keys()
         .any(|n| n == CONTENT_LENGTH || n == TRANSFER_ENCODING || n == CONNECTION);
-    if !special {
-        let framing = match exact {
-            _ if no_content => Framing::Empty,
+    let (stated, close) = if special {
+        (take_framing(headers)?, take_close(headers))
+    } else {
+        (None, false)
+    };
+    let framing = if matches!(status, 100..=199 | 204 | 304) {
+        Framing::Empty
+    } else {
+        stated.unwrap_or(match exact {
             Some(n) => Framing::Length(n),
             None => Framing::Chunked,
-        };
-        return Ok(Delimiting {
-            framing,
-            close: false,
-        });
-    }
+        })
+    };
+    Ok(Delimiting { framing, close })
+}
+
+/// Takes the service's own `Content-Length` or `Transfer-Encoding:
+/// chunked` out of `headers`: the framing it states, if any.
+fn take_framing(headers: &mut HeaderMap) -> Result<Option<Framing>, BadFraming> {
     let mut framing = None;
     if let Some(v) = take_single(headers, &CONTENT_LENGTH)? {
-        let n = std::str::from_utf8(v.as_bytes())
-            .ok()
-            .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|s| s.parse::<u64>().ok())
-            .ok_or(BadFraming)?;
+        let n = parse_content_length(v.as_bytes()).map_err(|_| BadFraming)?;
         framing = Some(Framing::Length(n));
     }
     if let Some(v) = take_single(headers, &TRANSFER_ENCODING)? {
@@ -63,16 +67,7 @@ pub(crate) fn delimiting(
         }
         framing = Some(Framing::Chunked);
     }
-    let close = take_close(headers);
-    let framing = if no_content {
-        Framing::Empty
-    } else {
-        framing.unwrap_or(match exact {
-            Some(n) => Framing::Length(n),
-            None => Framing::Chunked,
-        })
-    };
-    Ok(Delimiting { framing, close })
+    Ok(framing)
 }
 
 /// Removes `name` from `headers`: its one value, `BadFraming` when it was
@@ -97,11 +92,10 @@ fn take_close(headers: &mut HeaderMap) -> bool {
     let mut close = false;
     let mut kept = Vec::new();
     for value in headers.get_all(CONNECTION) {
-        for token in value.as_bytes().split(|&b| b == b',') {
-            let token = token.trim_ascii();
+        for token in list_elements(value.as_bytes()) {
             if token.eq_ignore_ascii_case(b"close") {
                 close = true;
-            } else if !token.is_empty() && !token.eq_ignore_ascii_case(b"keep-alive") {
+            } else if !token.eq_ignore_ascii_case(b"keep-alive") {
                 kept.push(token.to_vec());
             }
         }
@@ -113,6 +107,21 @@ fn take_close(headers: &mut HeaderMap) -> bool {
         }
     }
     close
+}
+
+/// The fields of `headers` as the encoder takes them.
+pub(crate) fn pairs(headers: &HeaderMap) -> impl Iterator<Item = (&[u8], &[u8])> {
+    headers
+        .iter()
+        .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes()))
+}
+
+/// Whether `headers` has the `upgrade` connection option.
+pub(crate) fn has_upgrade_option(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(CONNECTION)
+        .iter()
+        .any(|v| list_contains(v.as_bytes(), b"upgrade"))
 }
 
 #[cfg(test)]

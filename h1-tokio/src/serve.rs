@@ -23,15 +23,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
 
 use crate::body::Sender;
-use crate::request::to_http;
-use crate::response::delimiting;
-use crate::transport::{Shutdown, Transport, Wait};
+use crate::request::{to_http, trailer_map};
+use crate::response::{delimiting, has_upgrade_option, pairs};
+use crate::transport::{Shutdown, Transport, Wait, ROUNDS};
 use crate::upgrade::{self, Handover, Upgraded};
 use crate::{Body, BodyError, BoxError, Config, Error};
-
-/// Rounds of work one poll may do before it yields to the runtime, so a
-/// client that pipelines without pause cannot starve the other tasks.
-const ROUNDS: usize = 16;
 
 /// Serves HTTP/1.1 on `io` with `service` until the connection ends.
 ///
@@ -345,10 +341,7 @@ where
         let Ok(mut r) = self.t.conn.respond(status, d.framing) else {
             return self.answer(500);
         };
-        let fields = parts
-            .headers
-            .iter()
-            .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes()));
+        let fields = pairs(&parts.headers);
         if r.fields(fields).is_err() {
             drop(r);
             return self.answer(500);
@@ -362,27 +355,21 @@ where
             Ok(sent) if sent.body && !body.is_end_stream() => {
                 self.streaming = Some(Box::pin(body));
             }
-            // Ended with its head (HEAD, 204, 304, an empty body): an
-            // empty body's end is written by the encoder's finish.
-            // (Short of a Content-Length it set, the body is broken.)
+            // An empty body after a head that has one: it ends now, or,
+            // short of the Content-Length the service set, is broken.
             Ok(sent) if sent.body => {
                 if let Err(e) = self.t.conn.send_end() {
                     self.break_off(Error::response_body(e));
                 }
             }
+            // Ended with its head (HEAD, 204, 304, a switch).
             Ok(_) => {}
             Err(_) => self.answer(500),
         }
     }
 
-    /// The connection's own answer to the oldest request: `status`, no
-    /// body, and the connection closes after it.
     fn answer(&mut self, status: u16) {
-        self.t.conn.close();
-        let empty: [(&[u8], &[u8]); 0] = [];
-        // It fails only when the connection has already failed, which
-        // then writes its own answer.
-        let _ = self.t.conn.respond_with(status, empty, b"");
+        self.t.answer(status);
     }
 
     /// Writes the head that switches protocols; the socket goes to
@@ -391,20 +378,14 @@ where
         let Ok(mut r) = self.t.conn.respond(status, Framing::Empty) else {
             return self.answer(500);
         };
-        let fields = headers
-            .iter()
-            .filter(|(name, _)| {
-                *name != http::header::CONTENT_LENGTH && *name != http::header::TRANSFER_ENCODING
-            })
-            .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes()));
+        let fields = pairs(&headers).filter(|(name, _)| {
+            !name.eq_ignore_ascii_case(b"content-length")
+                && !name.eq_ignore_ascii_case(b"transfer-encoding")
+        });
         // RFC 9110 §7.8: `Upgrade` goes with the `upgrade` connection
         // option, which a service may leave out.
-        let option = headers.get_all(http::header::CONNECTION).iter().any(|v| {
-            v.as_bytes()
-                .split(|&b| b == b',')
-                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"upgrade"))
-        });
-        let added = (status == 101 && !option).then_some((&b"Connection"[..], &b"upgrade"[..]));
+        let added = (status == 101 && !has_upgrade_option(&headers))
+            .then_some((&b"Connection"[..], &b"upgrade"[..]));
         if r.fields(fields.chain(added)).is_err() {
             drop(r);
             return self.answer(500);
@@ -453,9 +434,7 @@ where
                     // ends without it.
                     return self.t.conn.send_end().map_err(Error::response_body);
                 };
-                let fields = trailers
-                    .iter()
-                    .map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
+                let fields = pairs(&trailers);
                 match self.t.conn.send_end_with_trailers(fields) {
                     Ok(()) => Ok(()),
                     // Trailers need a chunked body (a Content-Length one,
@@ -583,17 +562,7 @@ where
                     }
                 }
                 ServerEvent::Trailers(_) => {
-                    self.trailers = self.t.conn.trailers().map(|view| {
-                        let mut map = HeaderMap::new();
-                        for (name, value) in view {
-                            let name = http::HeaderName::from_bytes(name);
-                            let value = http::HeaderValue::from_bytes(value);
-                            if let (Ok(n), Ok(v)) = (name, value) {
-                                map.append(n, v);
-                            }
-                        }
-                        map
-                    });
+                    self.trailers = self.t.conn.trailers().map(trailer_map);
                 }
                 ServerEvent::End => {
                     progress = true;

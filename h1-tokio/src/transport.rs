@@ -13,6 +13,11 @@ use tokio::time::{Instant, Sleep};
 
 use crate::{Config, Error};
 
+/// Rounds of work one poll of a connection may do before it yields to the
+/// runtime, so a client that pipelines without pause cannot starve the
+/// other tasks.
+pub(crate) const ROUNDS: usize = 16;
+
 /// What the connection can wait for from the client, each with its limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Wait {
@@ -77,6 +82,16 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     pub(crate) fn with_shutdown(mut self, shutdown: Option<Shutdown>) -> Self {
         self.shutdown = shutdown;
         self
+    }
+
+    /// The connection's own answer to the oldest request: `status`, no
+    /// body, and the connection closes after it.
+    pub(crate) fn answer(&mut self, status: u16) {
+        self.conn.close();
+        let empty: [(&[u8], &[u8]); 0] = [];
+        // It fails only when the connection has already failed, which
+        // then writes its own answer.
+        let _ = self.conn.respond_with(status, empty, b"");
     }
 
     /// Whether the shutdown came now (the machine has been told).

@@ -23,6 +23,21 @@ async fn hello(_req: Request<Body>) -> Result<Response<Full<Bytes>>, Infallible>
     Ok(Response::new(Full::new(Bytes::from_static(b"hi"))))
 }
 
+/// A connection served by `hello` under `config`: the client's end and
+/// the serving task.
+fn connect(
+    config: Config,
+) -> (
+    tokio::io::DuplexStream,
+    tokio::task::JoinHandle<Result<(), h1_tokio::Error>>,
+) {
+    let (client, server) = tokio::io::duplex(4096);
+    (
+        client,
+        tokio::spawn(serve_connection(server, service_fn(hello), config)),
+    )
+}
+
 /// What the server sent until it closed, and when it closed. (The client
 /// keeps its side open: its end would be the end of a partial message.)
 async fn until_closed(client: &mut tokio::io::DuplexStream) -> (String, tokio::time::Instant) {
@@ -36,13 +51,8 @@ async fn until_closed(client: &mut tokio::io::DuplexStream) -> (String, tokio::t
 
 #[tokio::test(start_paused = true)]
 async fn a_head_still_incomplete_at_the_header_timeout_is_answered_408() {
-    let (mut client, server) = tokio::io::duplex(4096);
     let start = tokio::time::Instant::now();
-    let served = tokio::spawn(serve_connection(
-        server,
-        service_fn(hello),
-        config(500, 10_000, 10_000),
-    ));
+    let (mut client, served) = connect(config(500, 10_000, 10_000));
     client
         .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n")
         .await
@@ -65,13 +75,8 @@ async fn a_head_still_incomplete_at_the_header_timeout_is_answered_408() {
 
 #[tokio::test(start_paused = true)]
 async fn a_connection_that_sends_nothing_is_closed_at_the_header_timeout_unanswered() {
-    let (mut client, server) = tokio::io::duplex(4096);
     let start = tokio::time::Instant::now();
-    let served = tokio::spawn(serve_connection(
-        server,
-        service_fn(hello),
-        config(500, 10_000, 10_000),
-    ));
+    let (mut client, served) = connect(config(500, 10_000, 10_000));
     let (got, at) = until_closed(&mut client).await;
     assert_eq!(got, "", "no request was begun: nothing to answer");
     assert_eq!(at - start, Duration::from_millis(500));
@@ -80,12 +85,7 @@ async fn a_connection_that_sends_nothing_is_closed_at_the_header_timeout_unanswe
 
 #[tokio::test(start_paused = true)]
 async fn an_idle_connection_closes_without_an_answer_at_the_idle_timeout() {
-    let (mut client, server) = tokio::io::duplex(4096);
-    let served = tokio::spawn(serve_connection(
-        server,
-        service_fn(hello),
-        config(500, 2_000, 10_000),
-    ));
+    let (mut client, served) = connect(config(500, 2_000, 10_000));
     client
         .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
         .await
@@ -178,12 +178,7 @@ async fn a_stalled_head_is_cut_off_while_another_client_is_served() {
 
 #[tokio::test(start_paused = true)]
 async fn each_request_starts_the_idle_time_afresh() {
-    let (mut client, server) = tokio::io::duplex(4096);
-    let served = tokio::spawn(serve_connection(
-        server,
-        service_fn(hello),
-        config(500, 2_000, 10_000),
-    ));
+    let (mut client, served) = connect(config(500, 2_000, 10_000));
     // Four requests 1.5 s apart: 6 s in all, no pause reaching 2 s.
     for _ in 0..4 {
         client
