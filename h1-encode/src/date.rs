@@ -101,6 +101,10 @@ pub struct DateCache {
     line: DateLine,
     /// The second `line` shows.
     second: u64,
+    /// Until when `line` is the wall clock's second, by the monotonic
+    /// clock: checking it is cheaper than turning `SystemTime` into
+    /// seconds, which [`line`](Self::line) would do per response.
+    fresh_until: Option<std::time::Instant>,
     /// How many times a date was formatted (tests check the once-per-second
     /// promise with it).
     formatted: u64,
@@ -125,13 +129,28 @@ impl DateCache {
                 line: *b"Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n",
             },
             second: 0,
+            fresh_until: None,
             formatted: 0,
         }
     }
 
     /// The line for the current time (`SystemTime::now()`).
+    ///
+    /// The system clock is read again once the monotonic clock says the
+    /// second shown has passed; a step of the system clock shows from the
+    /// next second on.
     pub fn line(&mut self) -> &DateLine {
-        self.line_at(std::time::SystemTime::now())
+        let now = std::time::Instant::now();
+        if self.fresh_until.is_some_and(|until| now < until) {
+            return &self.line;
+        }
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        self.line_at_unix(since.as_secs());
+        let left = std::time::Duration::from_nanos(1_000_000_000 - u64::from(since.subsec_nanos()));
+        self.fresh_until = now.checked_add(left);
+        &self.line
     }
 
     /// The line for `now`. Times before 1970 show 1970-01-01, times after
@@ -144,8 +163,10 @@ impl DateCache {
     }
 
     /// The line for `secs` seconds after the Unix epoch (clamped like
-    /// [`line_at`](Self::line_at)).
+    /// [`line_at`](Self::line_at)). The next [`line`](Self::line) reads
+    /// the clock.
     pub fn line_at_unix(&mut self, secs: u64) -> &DateLine {
+        self.fresh_until = None;
         let secs = secs.min(Self::LAST);
         if secs != self.second {
             self.refresh(secs);
@@ -201,6 +222,34 @@ mod tests {
         ] {
             assert_eq!(DateLine::new(bad), Err(Error::InvalidDate), "{bad:?}");
         }
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn clock_line_is_the_current_second_after_a_caller_set_one() {
+        let now = || {
+            let t = std::time::SystemTime::now();
+            std::format!("{}", httpdate::HttpDate::from(t)).into_bytes()
+        };
+        let mut c = DateCache::new();
+        let before = now();
+        let line = c.line().date().to_vec();
+        let after = now();
+        assert!(line == before || line == after, "{line:?}");
+        // A time set by the caller is not kept as the clock's.
+        assert_eq!(
+            c.line_at_unix(784_111_777).date(),
+            b"Sun, 06 Nov 1994 08:49:37 GMT"
+        );
+        let before = now();
+        let line = c.line().date().to_vec();
+        let after = now();
+        assert!(line == before || line == after, "{line:?}");
+        // Asked again within the second: the same line, not formatted again.
+        let formatted = c.formatted();
+        let again = c.line().date().to_vec();
+        assert!(again == line || again == now(), "{again:?}");
+        assert!(c.formatted() <= formatted + 1);
     }
 
     #[cfg(feature = "std")]
