@@ -205,7 +205,8 @@ impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         for _ in 0..ROUNDS {
             let mut progress = self.t.poll_shutdown(cx);
-            progress |= self.receive();
+            let (received, starved) = self.receive();
+            progress |= received;
             match self.t.write(cx) {
                 Poll::Ready(wrote) => progress |= wrote?,
                 Poll::Pending if progress => continue,
@@ -215,7 +216,11 @@ impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
                 return Poll::Ready(Ok(()));
             }
             if self.t.want_read {
-                progress |= self.t.read(cx)?;
+                let arrived = self.t.read(cx)?;
+                // Nothing arrived for a machine that asked for bytes in
+                // this round, and its output is all written: another round
+                // would find nothing new, so the connection waits now.
+                progress = arrived || (progress && !starved);
             }
             if !progress {
                 let wait = self.waiting_for();
@@ -230,8 +235,9 @@ impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
     }
 
     /// Takes the events of the bytes received, calling the handler, until
-    /// the machine needs more or its output is to be written first.
-    fn receive(&mut self) -> bool {
+    /// the machine needs more or its output is to be written first:
+    /// whether there were any, and whether it stopped for want of bytes.
+    fn receive(&mut self) -> (bool, bool) {
         let mut progress = false;
         while !self.t.closed {
             match self.t.conn.next_event() {
@@ -270,7 +276,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
                 }
                 ServerEvent::NeedMore => {
                     self.t.want_read = true;
-                    break;
+                    return (progress, true);
                 }
                 ServerEvent::Closed | ServerEvent::Switch(_) => {
                     self.t.closed = true;
@@ -281,7 +287,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
                 _ => break,
             }
         }
-        progress
+        (progress, false)
     }
 
     /// The handler answers the request that ended; what it left undone

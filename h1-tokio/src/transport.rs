@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use h1_conn::{Closing, ServerConn};
@@ -49,6 +49,9 @@ pub(crate) struct Transport<I> {
     /// The timer of `waiting`, made once and moved from one deadline to
     /// the next.
     timer: Option<Pin<Box<Sleep>>>,
+    /// The waker `timer` was last polled with, while its deadline has
+    /// stayed the same.
+    polled_with: Option<Waker>,
     /// Ready when the server shuts down (a [`Server`](crate::Server)'s
     /// connections have one).
     shutdown: Option<Shutdown>,
@@ -72,6 +75,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             body_timeout: config.body_read_timeout,
             waiting: None,
             timer: None,
+            polled_with: None,
             shutdown: None,
         }
     }
@@ -155,9 +159,22 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         // runs out, so a request costs no trip through the timer wheel.
         if deadline < timer.deadline() {
             timer.as_mut().reset(deadline);
+            self.polled_with = None;
+        }
+        // A timer still running that holds this task's waker will wake
+        // it: polling it again (the common case, a poll per request)
+        // would only register the same waker once more.
+        if !timer.is_elapsed()
+            && self
+                .polled_with
+                .as_ref()
+                .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            return None;
         }
         loop {
             if timer.as_mut().poll(cx).is_pending() {
+                self.polled_with = Some(cx.waker().clone());
                 return None;
             }
             if timer.deadline() >= deadline {
@@ -165,6 +182,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             }
             timer.as_mut().reset(deadline);
         }
+        self.polled_with = None;
         self.waiting = None;
         self.conn.time_out();
         Some(wait)
