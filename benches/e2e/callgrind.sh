@@ -5,11 +5,13 @@
 # connections' setup and shutdown. The counts repeat to a few instructions.
 #
 # Usage: benches/e2e/callgrind.sh [server...]   (h1, h1-tokio, h1-tokio-http,
-#        hyper, floor; default h1 and hyper). `h1-tokio` is h1-tokio's
-#        `tokio-hello` (its raw handler API), `h1-tokio-http` the same with
-#        `--http` (a service over the `http` types); `floor` is
+#        hyper, floor, tokio-floor; default h1 and hyper). `h1-tokio` is
+#        h1-tokio's `tokio-hello` (its raw handler API), `h1-tokio-http` the
+#        same with `--http` (a service over the `http` types); `floor` is
 #        benches/e2e/floor-hello: the same loop as h1's hello with no HTTP
-#        work, the floor under both.
+#        work, the floor under both; `tokio-floor` (floor-hello's second
+#        binary) the same work on tokio, a task per connection, the floor
+#        under h1-tokio and hyper.
 # Environment: N (default 20000 requests), MODES ("-m16 -m1": h2load's
 #              requests in flight per connection), C (connections, 16).
 #
@@ -44,7 +46,8 @@ binary() {
     h1-tokio-http) echo "$target/release/examples/tokio-hello --http" ;;
     hyper) echo "$target/hyper-hello/release/hyper-hello" ;;
     floor) echo "$target/floor-hello/release/floor-hello" ;;
-    *) echo "callgrind.sh: unknown server $1 (h1, h1-tokio, h1-tokio-http, hyper, floor)" >&2; exit 2 ;;
+    tokio-floor) echo "$target/floor-hello/release/tokio-floor" ;;
+    *) echo "callgrind.sh: unknown server $1 (h1, h1-tokio, h1-tokio-http, hyper, floor, tokio-floor)" >&2; exit 2 ;;
     esac
 }
 
