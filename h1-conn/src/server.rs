@@ -170,6 +170,43 @@ impl Conn<Server> {
         self.m.recv(RecvInput::Finish);
     }
 
+    /// Asks to close with the next final response (or the one under way):
+    /// it says `Connection: close` and is the connection's last message.
+    /// Requests received after its request are dropped unanswered, as RFC
+    /// 9112 §9.6 asks of a server that sends `close` (it "MUST NOT process
+    /// any further requests received on that connection"), and no further
+    /// request is read. [`close`](Self::close), by contrast, still answers
+    /// every request received.
+    ///
+    /// ```
+    /// use h1_conn::{Config, ServerConn, ServerEvent};
+    ///
+    /// let mut config = Config::default();
+    /// config.send_date = false;
+    /// let mut conn = ServerConn::new(config);
+    /// conn.feed(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+    /// assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    /// assert!(matches!(conn.next_event(), ServerEvent::End));
+    /// assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    /// assert!(matches!(conn.next_event(), ServerEvent::End));
+    /// conn.close_after_response();
+    /// conn.respond_with(503, [("Retry-After", "5")], b"")?;
+    /// assert_eq!(
+    ///     conn.out(),
+    ///     b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    /// );
+    /// // `GET /b` is not answered.
+    /// assert!(conn.respond_with(200, [("A", "b")], b"").is_err());
+    /// # Ok::<(), h1_conn::SendError>(())
+    /// ```
+    pub fn close_after_response(&mut self) {
+        self.m.last_response = true;
+        self.close();
+        if matches!(self.m.send, Send::Body { .. }) {
+            self.m.send(SendInput::Finish);
+        }
+    }
+
     /// The client has taken too long: call it when a timer of the caller's
     /// (how long a head or a body may take to arrive) has run out.
     ///
@@ -331,7 +368,8 @@ impl Conn<Server> {
         }
         // `close()` puts `Connection: close` on the last response owed.
         // An answer owed to a failed request comes after it, and says it.
-        let last = !self.m.keep_alive && self.m.queue.len() == 1 && self.m.answer_owed().is_none();
+        let last = self.m.last_response
+            || (!self.m.keep_alive && self.m.queue.len() == 1 && self.m.answer_owed().is_none());
         let close = !switch && (!flight.persistent || !body_done || last);
         let ex = Exchange::new(flight.version)
             .head(flight.head)

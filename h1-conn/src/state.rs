@@ -259,6 +259,9 @@ pub(crate) struct Machine {
     /// False once the local side asked to close (`close()`): the last
     /// response owed says `Connection: close`, the last request carries it.
     pub(crate) keep_alive: bool,
+    /// Server: the next final response is the last, whatever is queued
+    /// behind it (`close_after_response()`).
+    pub(crate) last_response: bool,
 }
 
 impl Machine {
@@ -277,6 +280,7 @@ impl Machine {
             send: Send::Idle,
             queue: VecDeque::with_capacity(depth),
             keep_alive: true,
+            last_response: false,
         }
     }
 

@@ -168,6 +168,101 @@ fn close_during_a_response_body_ends_after_it() {
 }
 
 #[test]
+fn close_still_answers_every_request_received() {
+    // `close()` is a graceful end: requests read ahead are answered, the
+    // last answer says `close`.
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n");
+    for _ in 0..2 {
+        head(&mut conn);
+        assert_eq!(conn.next_event(), ServerEvent::End);
+    }
+    conn.close();
+    conn.respond_with(200, [("a", "1")], b"").unwrap();
+    assert!(!take_out(&mut conn).contains("Connection: close"));
+    conn.respond_with(200, [("a", "2")], b"").unwrap();
+    assert!(take_out(&mut conn).contains("Connection: close\r\n"));
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
+
+#[test]
+fn a_response_that_closes_drops_the_requests_read_after_it() {
+    // RFC 9112 §9.6: a server that sends `close` must not process further
+    // requests: /b and /c, read ahead, are never answered.
+    let mut conn = ServerConn::default();
+    conn.feed(
+        b"GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\nGET /c HTTP/1.1\r\nHost: a\r\n\r\n",
+    );
+    for _ in 0..2 {
+        head(&mut conn);
+        assert_eq!(conn.next_event(), ServerEvent::End);
+    }
+    assert_eq!(conn.unanswered(), 2);
+    conn.close_after_response();
+    let sent = conn
+        .respond(200, Framing::Length(1))
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert!(sent.close && sent.body);
+    conn.send_data(b"x").unwrap();
+    conn.send_end().unwrap();
+    let out = take_out(&mut conn);
+    assert!(out.contains("Connection: close\r\n"), "{out}");
+    assert_eq!(out.matches("HTTP/1.1").count(), 1, "{out}");
+    assert_eq!(conn.unanswered(), 0);
+    assert!(conn.respond_with(200, [("a", "b")], b"").is_err());
+    assert_eq!(conn.next_event(), ServerEvent::Closed, "/c is never read");
+    assert!(take_out(&mut conn).is_empty());
+    assert!(matches!(conn.closing(), Closing::Linger { .. }));
+}
+
+#[test]
+fn close_after_response_during_a_response_body_makes_it_the_last() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n");
+    for _ in 0..2 {
+        head(&mut conn);
+        assert_eq!(conn.next_event(), ServerEvent::End);
+    }
+    let sent = conn
+        .respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert!(!sent.close);
+    conn.close_after_response();
+    conn.send_data(b"x").unwrap();
+    conn.send_end().unwrap();
+    assert_eq!(conn.send_state(), SendState::Closed);
+    assert_eq!(conn.unanswered(), 0, "/b is dropped");
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
+
+#[test]
+fn close_after_response_while_a_later_body_arrives_reads_no_more_of_it() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET /a HTTP/1.1\r\nHost: a\r\n\r\nPOST /b HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nab");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    head(&mut conn);
+    assert!(matches!(conn.next_event(), ServerEvent::Data(_)));
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    conn.close_after_response();
+    conn.respond_with(200, [("a", "b")], b"").unwrap();
+    assert!(take_out(&mut conn).contains("Connection: close\r\n"));
+    conn.feed(b"cdefghij");
+    let events = until_driver(&mut conn, 6);
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.starts_with("Data") || e.starts_with("End")),
+        "the dropped request's body was read: {events:?}"
+    );
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
+
+#[test]
 fn http10_keep_alive_and_close() {
     let mut conn = ServerConn::default();
     conn.feed(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /2 HTTP/1.0\r\n\r\nGET /3 HTTP/1.0\r\n\r\n");

@@ -143,6 +143,14 @@ impl Responder<'_> {
         self.conn.respond_with(status, fields, body)
     }
 
+    /// Makes the response started next (or the one under way) the
+    /// connection's last: it says `Connection: close`, no further request
+    /// is read, and the connection closes once it is written (see
+    /// [`ServerConn::close_after_response`]).
+    pub fn close_after_response(&mut self) {
+        self.conn.close_after_response();
+    }
+
     /// Body bytes of the response under way.
     pub fn send_data(&mut self, data: &[u8]) -> Result<(), SendError> {
         self.conn.send_data(data)

@@ -336,7 +336,10 @@ where
             return self.answer(500);
         };
         if d.close {
-            self.t.conn.close();
+            // RFC 9112 §9.6: no request after one answered `close` is
+            // processed; those read ahead are dropped with their calls.
+            self.t.conn.close_after_response();
+            self.owed.clear();
         }
         let Ok(mut r) = self.t.conn.respond(status, d.framing) else {
             return self.answer(500);

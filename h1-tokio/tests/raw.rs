@@ -29,6 +29,7 @@ enum Route {
     Echo,
     Forget,
     Stream,
+    Last,
 }
 
 impl Handler for Echo {
@@ -39,6 +40,7 @@ impl Handler for Echo {
             (Method::Get, b"/plaintext") => Route::Plaintext,
             (_, b"/forget") => Route::Forget,
             (_, b"/stream") => Route::Stream,
+            (_, b"/last") => Route::Last,
             _ => Route::Echo,
         };
     }
@@ -61,6 +63,10 @@ impl Handler for Echo {
                 res.respond_with(200, [(&b"X-Digest"[..], &self.digest[..])], &self.body)
             }
             Route::Forget => Ok(()),
+            Route::Last => {
+                res.close_after_response();
+                res.respond_with(200, [("Content-Type", "text/plain")], b"last")
+            }
             Route::Stream => {
                 // A streamed body left without its end.
                 res.respond(200, Framing::Chunked)?.finish()?;
@@ -241,5 +247,21 @@ async fn answers_past_the_output_limit_go_on_once_the_output_is_written() {
     client.write_all(&reqs).await.unwrap();
     let got = read_all(&mut client).await;
     assert_eq!(got.matches("HTTP/1.1 200 OK").count(), 40);
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_handler_can_make_its_response_the_last() {
+    let (mut client, served) = connect(4096);
+    client
+        .write_all(
+            b"GET /last HTTP/1.1\r\nHost: a\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert_eq!(got.matches("HTTP/1.1 ").count(), 1, "{got}");
+    assert!(got.contains("Connection: close\r\n"), "{got}");
+    assert!(got.ends_with("last"), "{got}");
     served.await.unwrap().expect("served");
 }

@@ -596,3 +596,34 @@ async fn a_body_kept_unread_does_not_hold_a_closed_connection_open() {
         .unwrap()
         .expect("served");
 }
+
+#[tokio::test]
+async fn a_response_saying_close_is_the_last_and_requests_read_after_it_go_unanswered() {
+    // RFC 9112 §9.6: a server that sends `close` must not process further
+    // requests. /b and /c are pipelined behind /a and read ahead; /a's
+    // response says close, so neither is answered.
+    let service = service_fn(|req: Request<Body>| async move {
+        let mut res = ok("bye").expect("infallible");
+        if req.uri().path() == "/a" {
+            res.headers_mut()
+                .insert(http::header::CONNECTION, "close".parse().unwrap());
+        }
+        Ok::<_, Infallible>(res)
+    });
+    let (mut client, served) = connect(service, 1 << 16);
+    client
+        .write_all(
+            b"GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n\
+              GET /c HTTP/1.1\r\nHost: a\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert_eq!(got.matches("HTTP/1.1 ").count(), 1, "{got}");
+    assert!(
+        got.contains("connection: close\r\n") || got.contains("Connection: close\r\n"),
+        "{got}"
+    );
+    assert!(got.ends_with("bye"), "{got}");
+    served.await.unwrap().expect("served");
+}
