@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 
+use h1_encode::Frame;
 use h1_headers::{Entry, HeadersView};
 
 use crate::config::Config;
@@ -214,6 +215,40 @@ impl<R: Role> Conn<R> {
     pub fn send_data(&mut self, data: &[u8]) -> Result<(), SendError> {
         match &mut self.m.send {
             Send::Body { writer, .. } => Ok(writer.write(&mut self.out, data)?),
+            _ => Err(SendError::NoMessage),
+        }
+    }
+
+    /// Body bytes of the message being sent, framed but not copied: `data`
+    /// is accounted for as [`send_data`](Self::send_data) would, and its
+    /// framing (the chunk-size line and CRLF when chunked, nothing
+    /// otherwise) is returned around it for the caller to write itself,
+    /// so a large piece goes out in a vectored write instead of through
+    /// [`out`](Self::out). The frame comes after everything in `out` now
+    /// and before anything added to it later: write in that order.
+    ///
+    /// ```
+    /// use h1_conn::{Config, Framing, ServerConn, ServerEvent};
+    ///
+    /// let mut config = Config::default();
+    /// config.send_date = false;
+    /// let mut conn = ServerConn::new(config);
+    /// conn.feed(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    /// assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    /// conn.respond(200, Framing::Chunked)?.finish()?;
+    /// let big = vec![b'x'; 100_000];
+    /// let frame = conn.send_data_frame(&big)?;
+    /// assert_eq!(frame.prefix(), b"186a0\r\n");
+    /// assert_eq!(frame.data().len(), 100_000);
+    /// assert_eq!(frame.suffix(), b"\r\n");
+    /// // `out()` holds the head; the frame goes after it.
+    /// assert!(conn.out().ends_with(b"Transfer-Encoding: chunked\r\n\r\n"));
+    /// # Ok::<(), h1_conn::SendError>(())
+    /// ```
+    #[inline]
+    pub fn send_data_frame<'d>(&mut self, data: &'d [u8]) -> Result<Frame<'d>, SendError> {
+        match &mut self.m.send {
+            Send::Body { writer, .. } => Ok(writer.frame(data)?),
             _ => Err(SendError::NoMessage),
         }
     }

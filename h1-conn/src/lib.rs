@@ -84,7 +84,7 @@ pub use h1_encode as encode;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use h1_encode::DateCache;
-pub use h1_encode::{DateLine, Framing, PreEncoded, RequestWriter, ResponseWriter};
+pub use h1_encode::{DateLine, Frame, Framing, PreEncoded, RequestWriter, ResponseWriter};
 pub use h1_headers as headers;
 #[cfg(feature = "bytes")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bytes")))]

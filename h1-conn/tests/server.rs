@@ -79,6 +79,49 @@ fn streamed_responses_are_chunked_with_trailers() {
 }
 
 #[test]
+fn body_frames_are_accounted_like_sent_data_and_not_copied() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    conn.respond(200, Framing::Length(5))
+        .unwrap()
+        .finish()
+        .unwrap();
+    let head_len = conn.out().len();
+    let frame = conn.send_data_frame(b"abc").unwrap();
+    assert_eq!(
+        (frame.prefix(), frame.data(), frame.suffix()),
+        (&b""[..], &b"abc"[..], &b""[..])
+    );
+    assert!(
+        conn.send_data_frame(b"def").is_err(),
+        "past the Content-Length"
+    );
+    assert!(conn.send_end().is_err(), "2 bytes still owed");
+    conn.send_data_frame(b"de").unwrap();
+    conn.send_end().unwrap();
+    assert_eq!(conn.out().len(), head_len, "the data stays the caller's");
+    take_out(&mut conn);
+
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    head(&mut conn);
+    conn.respond(200, Framing::Chunked)
+        .unwrap()
+        .finish()
+        .unwrap();
+    take_out(&mut conn);
+    let frame = conn.send_data_frame(&[b'x'; 26]).unwrap();
+    assert_eq!(
+        (frame.prefix(), frame.suffix()),
+        (&b"1a\r\n"[..], &b"\r\n"[..])
+    );
+    assert!(conn.send_data_frame(b"").unwrap().is_empty());
+    conn.send_end().unwrap();
+    assert_eq!(take_out(&mut conn), "0\r\n\r\n");
+    assert_eq!(conn.send_state(), SendState::Idle);
+}
+
+#[test]
 fn no_response_without_a_request() {
     let mut conn = ServerConn::default();
     assert_eq!(

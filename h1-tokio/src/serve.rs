@@ -25,7 +25,7 @@ use tower_service::Service;
 use crate::body::Sender;
 use crate::request::{to_http, trailer_map};
 use crate::response::{delimiting, has_upgrade_option, pairs};
-use crate::transport::{Shutdown, Transport, Wait, ROUNDS};
+use crate::transport::{Shutdown, Transport, Wait, ROUNDS, VECTORED_MIN};
 use crate::upgrade::{self, Handover, Upgraded};
 use crate::{Body, BodyError, BoxError, Config, Error};
 
@@ -262,7 +262,7 @@ where
         let mut progress = false;
         loop {
             if let Some(body) = &mut self.streaming {
-                if self.t.conn.out().len() >= self.max_output {
+                if self.t.conn.out().len() >= self.max_output || self.t.has_tail() {
                     break;
                 }
                 match body.as_mut().poll_frame(cx) {
@@ -418,6 +418,14 @@ where
             Some(Ok(frame)) => frame,
         };
         match frame.into_data() {
+            // A large piece is written from its own buffer, not copied.
+            Ok(mut data) if data.remaining() >= VECTORED_MIN => {
+                let data = data.copy_to_bytes(data.remaining());
+                self.t.send_tail(data).map_err(|e| {
+                    self.streaming = None;
+                    Error::response_body(e)
+                })
+            }
             Ok(mut data) => {
                 while data.has_remaining() {
                     let chunk = data.chunk();

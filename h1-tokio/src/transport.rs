@@ -3,10 +3,12 @@
 //! flushed, the client's timers, and the close.
 
 use std::future::Future;
+use std::io::IoSlice;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use bytes::{Buf, Bytes};
 use h1_conn::{Closing, ServerConn};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::time::{Instant, Sleep};
@@ -27,6 +29,20 @@ pub(crate) enum Wait {
     Idle,
     /// More of a body whose reader waits.
     Body,
+}
+
+/// Body bytes at least this long go out from the service's own buffer in
+/// a vectored write, framed by the machine, instead of being copied into
+/// its output.
+pub(crate) const VECTORED_MIN: usize = 8 * 1024;
+
+/// A body frame written from its own buffer: the machine's output up to
+/// `at` goes before it, what the machine adds later after it.
+struct Tail {
+    at: usize,
+    /// The chunk-size line (empty unless chunked), the data, the CRLF
+    /// (empty unless chunked).
+    parts: [Bytes; 3],
 }
 
 /// A socket and the protocol machine it feeds.
@@ -52,6 +68,8 @@ pub(crate) struct Transport<I> {
     /// The waker `timer` was last polled with, while its deadline has
     /// stayed the same.
     polled_with: Option<Waker>,
+    /// A body frame waiting to be written in its place.
+    tail: Option<Tail>,
     /// Ready when the server shuts down (a [`Server`](crate::Server)'s
     /// connections have one).
     shutdown: Option<Shutdown>,
@@ -76,6 +94,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             waiting: None,
             timer: None,
             polled_with: None,
+            tail: None,
             shutdown: None,
         }
     }
@@ -188,20 +207,59 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         Some(wait)
     }
 
-    /// Writes what the machine encoded: ready once all of it is written
-    /// and flushed, saying whether anything was (room it made in the
-    /// output may let the machine go on).
+    /// Body bytes of the response being sent, written from `data` itself
+    /// after what the machine has encoded so far (see
+    /// [`ServerConn::send_data_frame`]). One at a time: the caller waits
+    /// for [`has_tail`](Self::has_tail) to turn false before the next.
+    pub(crate) fn send_tail(&mut self, data: Bytes) -> Result<(), h1_conn::SendError> {
+        debug_assert!(self.tail.is_none(), "one frame at a time");
+        let frame = self.conn.send_data_frame(&data)?;
+        let prefix = Bytes::copy_from_slice(frame.prefix());
+        let suffix = Bytes::from_static(frame.suffix());
+        self.tail = Some(Tail {
+            at: self.conn.out().len(),
+            parts: [prefix, data, suffix],
+        });
+        Ok(())
+    }
+
+    /// A body frame is still to be written.
+    pub(crate) fn has_tail(&self) -> bool {
+        self.tail.is_some()
+    }
+
+    /// Writes what the machine encoded (and a body frame in its place):
+    /// ready once all of it is written and flushed, saying whether
+    /// anything was (room it made in the output may let the machine go
+    /// on).
     pub(crate) fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<bool, Error>> {
         let mut wrote = false;
-        while !self.conn.out().is_empty() {
-            match Pin::new(&mut self.io).poll_write(cx, self.conn.out()) {
+        while !self.conn.out().is_empty() || self.tail.is_some() {
+            let io = Pin::new(&mut self.io);
+            let written = match &self.tail {
+                None => io.poll_write(cx, self.conn.out()),
+                Some(tail) => {
+                    let out = self.conn.out();
+                    let (before, after) = out.split_at(tail.at.min(out.len()));
+                    let [prefix, data, suffix] = &tail.parts;
+                    let slices = [
+                        IoSlice::new(before),
+                        IoSlice::new(prefix),
+                        IoSlice::new(data),
+                        IoSlice::new(suffix),
+                        IoSlice::new(after),
+                    ];
+                    io.poll_write_vectored(cx, &slices)
+                }
+            };
+            match written {
                 Poll::Ready(Ok(0)) => {
                     return Poll::Ready(Err(
                         std::io::Error::from(std::io::ErrorKind::WriteZero).into()
                     ))
                 }
                 Poll::Ready(Ok(n)) => {
-                    self.conn.written(n);
+                    self.advance(n);
                     self.unflushed = true;
                     wrote = true;
                 }
@@ -217,6 +275,29 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             }
         }
         Poll::Ready(Ok(wrote))
+    }
+
+    /// Takes `n` written bytes off the front: the output before the
+    /// frame, the frame, then the output after it.
+    fn advance(&mut self, mut n: usize) {
+        if let Some(tail) = &mut self.tail {
+            let before = n.min(tail.at);
+            self.conn.written(before);
+            tail.at -= before;
+            n -= before;
+            for part in &mut tail.parts {
+                let k = n.min(part.len());
+                part.advance(k);
+                n -= k;
+            }
+            if tail.parts.iter().any(|p| !p.is_empty()) {
+                return;
+            }
+            self.tail = None;
+        }
+        if n > 0 {
+            self.conn.written(n);
+        }
     }
 
     /// Reads into the machine's buffer: whether anything (bytes or the

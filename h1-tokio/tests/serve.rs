@@ -627,3 +627,205 @@ async fn a_response_saying_close_is_the_last_and_requests_read_after_it_go_unans
     assert!(got.ends_with("bye"), "{got}");
     served.await.unwrap().expect("served");
 }
+
+/// 40 KB of a repeating pattern, in static memory the test can recognise.
+static BIG: [u8; 40_000] = {
+    let mut b = [0u8; 40_000];
+    let mut i = 0;
+    while i < b.len() {
+        b[i] = b'a' + (i % 26) as u8;
+        i += 1;
+    }
+    b
+};
+
+/// A socket end that writes at most `max` bytes a call and notes whether
+/// any write was handed bytes of [`BIG`] in place.
+struct Narrow {
+    inner: DuplexStream,
+    max: usize,
+    wrote_in_place: Arc<Mutex<bool>>,
+}
+
+impl Narrow {
+    fn note(&self, buf: &[u8]) {
+        let range = BIG.as_ptr_range();
+        if range.contains(&buf.as_ptr()) {
+            *self.wrote_in_place.lock().unwrap() = true;
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Narrow {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Narrow {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.note(buf);
+        let n = buf.len().min(self.max);
+        Pin::new(&mut self.inner).poll_write(cx, &buf[..n])
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let first = bufs
+            .iter()
+            .find(|b| !b.is_empty())
+            .map_or(&[][..], |b| &b[..]);
+        self.poll_write(cx, first)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// Decodes a chunked body: its data, and how many bytes it took up to
+/// the line of the last chunk (the trailer section follows).
+fn dechunk(body: &[u8]) -> (Vec<u8>, usize) {
+    let mut data = Vec::new();
+    let mut at = 0;
+    loop {
+        let line = body[at..]
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("size line");
+        let size = std::str::from_utf8(&body[at..at + line]).unwrap();
+        let size = usize::from_str_radix(size, 16).unwrap();
+        at += line + 2;
+        if size == 0 {
+            return (data, at);
+        }
+        data.extend_from_slice(&body[at..at + size]);
+        assert_eq!(
+            &body[at + size..at + size + 2],
+            b"\r\n",
+            "chunk data ends with CRLF"
+        );
+        at += size + 2;
+    }
+}
+
+#[tokio::test]
+async fn large_body_pieces_go_out_in_place_and_in_order_through_a_narrow_socket() {
+    let service = service_fn(|req: Request<Body>| async move {
+        let mut trailers = HeaderMap::new();
+        trailers.insert("digest", http::HeaderValue::from_static("y"));
+        let frames = VecDeque::from([
+            Frame::data(Bytes::from_static(b"small, ")),
+            Frame::data(Bytes::from_static(&BIG)),
+            Frame::data(Bytes::from_static(b", small again")),
+            Frame::data(Bytes::from_static(&BIG[..9_000])),
+            Frame::trailers(trailers),
+        ]);
+        let mut res = Response::new(Frames(frames));
+        res.headers_mut().insert(
+            "x-path",
+            http::HeaderValue::from_str(req.uri().path()).unwrap(),
+        );
+        Ok::<_, Infallible>(res)
+    });
+    let (client, server) = tokio::io::duplex(1000);
+    let wrote_in_place = Arc::new(Mutex::new(false));
+    let io = Narrow {
+        inner: server,
+        max: 777,
+        wrote_in_place: wrote_in_place.clone(),
+    };
+    let served = tokio::spawn(serve_connection(io, service, Config::default()));
+    let mut client = client;
+    client
+        .write_all(b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    let mut want = b"small, ".to_vec();
+    want.extend_from_slice(&BIG);
+    want.extend_from_slice(b", small again");
+    want.extend_from_slice(&BIG[..9_000]);
+    let mut rest = got.as_bytes();
+    for path in ["/1", "/2"] {
+        let end = rest
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a head")
+            + 4;
+        let head = String::from_utf8_lossy(&rest[..end]).to_ascii_lowercase();
+        assert!(head.starts_with("http/1.1 200 ok\r\n"), "{head}");
+        assert!(head.contains(&format!("x-path: {path}\r\n")), "{head}");
+        assert!(head.contains("transfer-encoding: chunked\r\n"), "{head}");
+        let (data, taken) = dechunk(&rest[end..]);
+        assert!(data == want, "the body of {path} differs");
+        let after = &rest[end + taken..];
+        let trailer = b"digest: y\r\n\r\n";
+        assert!(
+            after.starts_with(trailer),
+            "{:?}",
+            String::from_utf8_lossy(&after[..40.min(after.len())])
+        );
+        rest = &after[trailer.len()..];
+    }
+    assert!(
+        rest.is_empty(),
+        "{} bytes after the last response",
+        rest.len()
+    );
+    assert!(
+        *wrote_in_place.lock().unwrap(),
+        "the large pieces were copied"
+    );
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn a_large_body_of_known_length_goes_out_in_place_after_its_head() {
+    let service = service_fn(|_req: Request<Body>| async {
+        Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(&BIG))))
+    });
+    let (mut client, server) = tokio::io::duplex(1000);
+    let wrote_in_place = Arc::new(Mutex::new(false));
+    let io = Narrow {
+        inner: server,
+        max: 333,
+        wrote_in_place: wrote_in_place.clone(),
+    };
+    let served = tokio::spawn(serve_connection(io, service, Config::default()));
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    let end = got.find("\r\n\r\n").expect("a head") + 4;
+    assert!(
+        got[..end]
+            .to_ascii_lowercase()
+            .contains("content-length: 40000\r\n"),
+        "{}",
+        &got[..end]
+    );
+    assert!(got.as_bytes()[end..] == BIG[..], "the body differs");
+    assert!(*wrote_in_place.lock().unwrap(), "the body was copied");
+    served.await.unwrap().expect("served");
+}
