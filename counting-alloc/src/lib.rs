@@ -9,12 +9,14 @@
 //! static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 //! ```
 //!
-//! and measures with [`allocations`]. This crate needs `unsafe`:
+//! and measures with [`allocations`], or the bytes allocated and not yet
+//! freed by the whole process with [`live_bytes`]. This crate needs `unsafe`:
 //! implementing `GlobalAlloc` is an unsafe trait; each method forwards to
 //! `System` unchanged.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The counting allocator.
 #[derive(Clone, Copy, Debug, Default)]
@@ -24,6 +26,9 @@ thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
     static COUNT: Cell<usize> = const { Cell::new(0) };
 }
+
+/// Bytes allocated and not freed, all threads together.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 fn note() {
     // `try_with`: the thread-locals may be gone while a thread exits.
@@ -40,23 +45,37 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note();
         // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
-        unsafe { System.alloc(layout) }
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Relaxed);
+        }
+        p
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note();
         // SAFETY: forwarded unchanged; the caller upholds the contract.
-        unsafe { System.alloc_zeroed(layout) }
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Relaxed);
+        }
+        p
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note();
         // SAFETY: forwarded unchanged; `ptr` came from this allocator, which
         // is `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_add(new_size, Relaxed);
+            LIVE.fetch_sub(layout.size(), Relaxed);
+        }
+        p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
         // SAFETY: forwarded unchanged; `ptr` came from `System`.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -71,4 +90,10 @@ pub fn allocations<R>(f: impl FnOnce() -> R) -> (R, usize) {
     let r = f();
     COUNTING.with(|c| c.set(false));
     (r, COUNT.with(Cell::get))
+}
+
+/// The bytes the process has allocated and not freed (all threads), as
+/// far as [`Counting`] saw them: zero until it is the global allocator.
+pub fn live_bytes() -> usize {
+    LIVE.load(Relaxed)
 }
