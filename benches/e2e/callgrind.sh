@@ -59,13 +59,15 @@ run() {
     local bin file log pid addr
     bin=$(binary "$1")
     file=$out/callgrind.$1.$2.out
-    log=$out/server.log
+    # A log of its own: the background job truncates its file only once it
+    # runs, so a shared one could still show the last server's address.
+    log=$out/server.$1.$2.${3#-}.log
     # $bin may carry arguments (h1-tokio-http): split on purpose.
     # shellcheck disable=SC2086
     valgrind --tool=callgrind --callgrind-out-file="$file" $bin --addr 127.0.0.1:0 >"$log" 2>&1 &
     pid=$!
     for _ in $(seq 600); do
-        addr=$(sed -n 's/^listening on //p' "$log")
+        addr=$(sed -n 's/^listening on //p' "$log" 2>/dev/null)
         [ -n "$addr" ] && break
         sleep 0.1
     done
