@@ -77,7 +77,10 @@ impl RecvBuf {
     /// Compacts and grows as [`spare`](Self::spare) does.
     pub(crate) fn make_room(&mut self) {
         if self.pos > 0 {
-            self.buf.copy_within(self.pos..self.filled, 0);
+            // Usually nothing is left after the last request: no copy.
+            if self.pos < self.filled {
+                self.buf.copy_within(self.pos..self.filled, 0);
+            }
             self.filled -= self.pos;
             self.pos = 0;
             self.moved = true;

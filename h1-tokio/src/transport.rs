@@ -150,6 +150,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// client now (`None`: it waits on nobody but itself, the service or
     /// the socket); the wait whose time ran out, when one did. The machine
     /// has then been told ([`ServerConn::time_out`]).
+    #[inline]
     pub(crate) fn poll_timer(&mut self, cx: &mut Context<'_>, wait: Option<Wait>) -> Option<Wait> {
         let Some(wait) = wait else {
             self.waiting = None;
@@ -232,25 +233,16 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// ready once all of it is written and flushed, saying whether
     /// anything was (room it made in the output may let the machine go
     /// on).
+    #[inline]
     pub(crate) fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<bool, Error>> {
         let mut wrote = false;
-        while !self.conn.out().is_empty() || self.tail.is_some() {
-            let io = Pin::new(&mut self.io);
-            let written = match &self.tail {
-                None => io.poll_write(cx, self.conn.out()),
-                Some(tail) => {
-                    let out = self.conn.out();
-                    let (before, after) = out.split_at(tail.at.min(out.len()));
-                    let [prefix, data, suffix] = &tail.parts;
-                    let slices = [
-                        IoSlice::new(before),
-                        IoSlice::new(prefix),
-                        IoSlice::new(data),
-                        IoSlice::new(suffix),
-                        IoSlice::new(after),
-                    ];
-                    io.poll_write_vectored(cx, &slices)
-                }
+        loop {
+            let written = if self.tail.is_some() {
+                self.poll_write_tail(cx)
+            } else if !self.conn.out().is_empty() {
+                Pin::new(&mut self.io).poll_write(cx, self.conn.out())
+            } else {
+                break;
             };
             match written {
                 Poll::Ready(Ok(0)) => {
@@ -259,7 +251,11 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                     ))
                 }
                 Poll::Ready(Ok(n)) => {
-                    self.advance(n);
+                    if self.tail.is_some() {
+                        self.advance_tail(n);
+                    } else {
+                        self.conn.written(n);
+                    }
                     self.unflushed = true;
                     wrote = true;
                 }
@@ -277,25 +273,43 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         Poll::Ready(Ok(wrote))
     }
 
+    /// One vectored write of the output before the body frame, the
+    /// frame, and the output after it.
+    #[inline(never)]
+    fn poll_write_tail(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
+        let Some(tail) = &self.tail else {
+            return Poll::Ready(Ok(0));
+        };
+        let out = self.conn.out();
+        let (before, after) = out.split_at(tail.at.min(out.len()));
+        let [prefix, data, suffix] = &tail.parts;
+        let slices = [
+            IoSlice::new(before),
+            IoSlice::new(prefix),
+            IoSlice::new(data),
+            IoSlice::new(suffix),
+            IoSlice::new(after),
+        ];
+        Pin::new(&mut self.io).poll_write_vectored(cx, &slices)
+    }
+
     /// Takes `n` written bytes off the front: the output before the
     /// frame, the frame, then the output after it.
-    fn advance(&mut self, mut n: usize) {
-        if let Some(tail) = &mut self.tail {
-            let before = n.min(tail.at);
-            self.conn.written(before);
-            tail.at -= before;
-            n -= before;
-            for part in &mut tail.parts {
-                let k = n.min(part.len());
-                part.advance(k);
-                n -= k;
-            }
-            if tail.parts.iter().any(|p| !p.is_empty()) {
-                return;
-            }
-            self.tail = None;
+    fn advance_tail(&mut self, mut n: usize) {
+        let Some(tail) = &mut self.tail else {
+            return self.conn.written(n);
+        };
+        let before = n.min(tail.at);
+        self.conn.written(before);
+        tail.at -= before;
+        n -= before;
+        for part in &mut tail.parts {
+            let k = n.min(part.len());
+            part.advance(k);
+            n -= k;
         }
-        if n > 0 {
+        if tail.parts.iter().all(Bytes::is_empty) {
+            self.tail = None;
             self.conn.written(n);
         }
     }
