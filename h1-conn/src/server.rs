@@ -170,8 +170,9 @@ impl Conn<Server> {
         self.m.recv(RecvInput::Finish);
     }
 
-    /// Asks to close with the next final response (or the one under way):
-    /// it says `Connection: close` and is the connection's last message.
+    /// Asks to close with the next final response: it says `Connection:
+    /// close` and is the connection's last message (a response already
+    /// under way, its head written, becomes the last without saying so).
     /// Requests received after its request are dropped unanswered, as RFC
     /// 9112 §9.6 asks of a server that sends `close` (it "MUST NOT process
     /// any further requests received on that connection"), and no further

@@ -169,12 +169,16 @@ pub(crate) fn response(status: u16, ex: &Exchange, body: Framing) -> Result<Plan
                 (Version::Http10, false) => (LengthField::Nothing, BodyWriter::until_close()),
                 (Version::Http10, true) => (LengthField::Nothing, BodyWriter::empty()),
             },
-            // Delimited by closing, as asked, to either version.
+            // Delimited by closing, as asked, to either version. A response
+            // to HEAD has no body to delimit (RFC 9112 §6.3 item 1): no
+            // length field, and no close for it (what a server that learns
+            // a length only while making the content may send, RFC 9110
+            // §9.3.2).
             (_, Framing::UntilClose) if ex.head => (LengthField::Nothing, BodyWriter::empty()),
             (_, Framing::UntilClose) => (LengthField::Nothing, BodyWriter::until_close()),
         }
     };
-    let close = ex.close || writer.is_until_close() || body == Framing::UntilClose;
+    let close = ex.close || writer.is_until_close();
     Ok(Plan {
         length,
         connection: connection_field(ex.version, close),

@@ -238,12 +238,21 @@ fn a_close_delimited_response_says_close_to_either_version() {
         respond(204, Exchange::new(H11), Framing::UntilClose).err(),
         Some(Error::BodyNotAllowed)
     );
-    let (_, head) = ok(respond(
+    let (buf, head) = ok(respond(
         200,
         Exchange::new(H11).head(true),
         Framing::UntilClose,
     ));
     assert_eq!(head.framing, Framing::Empty);
+    // Nor does it need the close: no length field, and the connection
+    // goes on.
+    assert!(!has(&buf, "content-length") && !has(&buf, "transfer-encoding"));
+    assert!(
+        !has(&buf, "connection"),
+        "{}",
+        String::from_utf8_lossy(&buf)
+    );
+    assert!(!head.close);
 }
 
 #[test]

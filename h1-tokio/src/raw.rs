@@ -143,9 +143,10 @@ impl Responder<'_> {
         self.conn.respond_with(status, fields, body)
     }
 
-    /// Makes the response started next (or the one under way) the
-    /// connection's last: it says `Connection: close`, no further request
-    /// is read, and the connection closes once it is written (see
+    /// Makes the response started next the connection's last: it says
+    /// `Connection: close`, no further request is read, and the connection
+    /// closes once it is written (a response already under way becomes
+    /// the last without saying so; see
     /// [`ServerConn::close_after_response`]).
     pub fn close_after_response(&mut self) {
         self.conn.close_after_response();

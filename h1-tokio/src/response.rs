@@ -25,11 +25,15 @@ pub(crate) struct BadFraming;
 /// them itself from the framing) and says how the message is delimited:
 /// by the service's `Content-Length` or `Transfer-Encoding: chunked` when
 /// it set one, else by the body's exact size when it knows it, else
-/// chunked. A status without content (1xx, 204, 304) has none.
+/// chunked. A status without content (1xx, 204, 304) has none. A response
+/// to HEAD (`head`) with an empty body and no stated length says no length
+/// at all: the body was left out, and the length GET would have is not
+/// known (RFC 9110 §9.3.2), not zero.
 pub(crate) fn delimiting(
     status: u16,
     headers: &mut HeaderMap,
     exact: Option<u64>,
+    head: bool,
 ) -> Result<Delimiting, BadFraming> {
     // Usually none of the three is there: one pass over the names says so.
     let special = headers
@@ -44,6 +48,9 @@ pub(crate) fn delimiting(
         Framing::Empty
     } else {
         stated.unwrap_or(match exact {
+            // No length field for HEAD: the close that would delimit a body
+            // is not needed where no body follows.
+            Some(0) if head => Framing::UntilClose,
             Some(n) => Framing::Length(n),
             None => Framing::Chunked,
         })
@@ -139,7 +146,7 @@ mod tests {
     #[test]
     fn a_known_size_is_a_content_length_and_an_unknown_one_chunked() {
         let mut h = map(&[("x", "y")]);
-        let d = delimiting(200, &mut h, Some(13)).expect("fine");
+        let d = delimiting(200, &mut h, Some(13), false).expect("fine");
         assert_eq!(
             d,
             Delimiting {
@@ -147,7 +154,7 @@ mod tests {
                 close: false
             }
         );
-        let d = delimiting(200, &mut h, None).expect("fine");
+        let d = delimiting(200, &mut h, None, false).expect("fine");
         assert_eq!(d.framing, Framing::Chunked);
         assert_eq!(h.len(), 1, "other fields stay");
     }
@@ -156,13 +163,15 @@ mod tests {
     fn the_services_own_framing_fields_win_and_are_taken_out() {
         let mut h = map(&[("content-length", "5")]);
         assert_eq!(
-            delimiting(200, &mut h, None).expect("fine").framing,
+            delimiting(200, &mut h, None, false).expect("fine").framing,
             Framing::Length(5)
         );
         assert!(h.is_empty());
         let mut h = map(&[("transfer-encoding", "Chunked")]);
         assert_eq!(
-            delimiting(200, &mut h, Some(3)).expect("fine").framing,
+            delimiting(200, &mut h, Some(3), false)
+                .expect("fine")
+                .framing,
             Framing::Chunked
         );
         assert!(h.is_empty());
@@ -178,18 +187,22 @@ mod tests {
             &[("transfer-encoding", "gzip, chunked")],
         ] {
             let mut h = map(fields);
-            assert_eq!(delimiting(200, &mut h, None), Err(BadFraming), "{fields:?}");
+            assert_eq!(
+                delimiting(200, &mut h, None, false),
+                Err(BadFraming),
+                "{fields:?}"
+            );
         }
     }
 
     #[test]
     fn connection_close_is_taken_as_a_decision_and_other_tokens_kept() {
         let mut h = map(&[("connection", "Keep-Alive, close"), ("connection", "x-hop")]);
-        let d = delimiting(200, &mut h, Some(0)).expect("fine");
+        let d = delimiting(200, &mut h, Some(0), false).expect("fine");
         assert!(d.close);
         assert_eq!(h.get_all(CONNECTION).iter().collect::<Vec<_>>(), ["x-hop"]);
         let mut h = map(&[("connection", "keep-alive")]);
-        assert!(!delimiting(200, &mut h, Some(0)).expect("fine").close);
+        assert!(!delimiting(200, &mut h, Some(0), false).expect("fine").close);
         assert!(h.is_empty());
     }
 
@@ -197,7 +210,7 @@ mod tests {
     fn statuses_without_content_have_no_framing() {
         for status in [101, 204, 304] {
             let mut h = HeaderMap::new();
-            let d = delimiting(status, &mut h, None).expect("fine");
+            let d = delimiting(status, &mut h, None, false).expect("fine");
             assert_eq!(d.framing, Framing::Empty, "{status}");
         }
     }

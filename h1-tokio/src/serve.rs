@@ -120,11 +120,14 @@ enum Owed<F, B> {
         future: Pin<Box<F>>,
         /// The request may switch protocols: where its socket goes then.
         switch: Option<Switch>,
+        /// The request is a HEAD.
+        head: bool,
     },
     /// The service has answered; it goes out at its turn.
     Ready {
         response: Response<B>,
         switch: Option<Switch>,
+        head: bool,
     },
     /// The connection answers it itself with this status and closes.
     Own(u16),
@@ -280,17 +283,30 @@ where
             // Every response future is polled, not just the oldest: later
             // ones may finish early and wait their turn.
             for owed in &mut self.owed {
-                if let Owed::Calling { future, switch } = owed {
+                if let Owed::Calling {
+                    future,
+                    switch,
+                    head,
+                } = owed
+                {
                     if let Poll::Ready(result) = future.as_mut().poll(cx) {
                         *owed = match result {
                             Ok(response) => Owed::Ready {
                                 response,
                                 switch: switch.take(),
+                                head: *head,
                             },
                             Err(_) => Owed::Own(500),
                         };
                     }
                 }
+            }
+            // The last message has been sent (a response that closes, or
+            // one delimited by the close): the requests read ahead of it
+            // are never answered, and nothing waits for their calls.
+            if self.t.conn.send_state() == SendState::Closed && !self.owed.is_empty() {
+                self.owed.clear();
+                progress = true;
             }
             if matches!(self.owed.front(), None | Some(Owed::Calling { .. }))
                 || self.t.conn.send_state() != SendState::Idle
@@ -305,7 +321,11 @@ where
                 self.receiving_answered = true;
             }
             match owed {
-                Owed::Ready { response, switch } => self.start(response, switch),
+                Owed::Ready {
+                    response,
+                    switch,
+                    head,
+                } => self.start(response, switch, head),
                 Owed::Own(status) => self.answer(status),
                 Owed::Calling { .. } => unreachable!("only a started response is popped"),
             }
@@ -315,7 +335,7 @@ where
 
     /// Writes the head of `response`, and its body when it has it whole;
     /// a switch when the request may switch and the status says so.
-    fn start(&mut self, response: Response<B>, switch: Option<Switch>) {
+    fn start(&mut self, response: Response<B>, switch: Option<Switch>, head: bool) {
         let (mut parts, body) = response.into_parts();
         let status = parts.status.as_u16();
         let connect = switch.as_ref().is_some_and(|s| s.connect);
@@ -332,14 +352,11 @@ where
             };
         }
         let exact = body.size_hint().exact();
-        let Ok(d) = delimiting(status, &mut parts.headers, exact) else {
+        let Ok(d) = delimiting(status, &mut parts.headers, exact, head) else {
             return self.answer(500);
         };
         if d.close {
-            // RFC 9112 §9.6: no request after one answered `close` is
-            // processed; those read ahead are dropped with their calls.
             self.t.conn.close_after_response();
-            self.owed.clear();
         }
         let Ok(mut r) = self.t.conn.respond(status, d.framing) else {
             return self.answer(500);
@@ -350,6 +367,12 @@ where
             return self.answer(500);
         }
         let finished = r.finish();
+        // RFC 9112 §9.6: no request after a response that closes (the
+        // service's `Connection: close`, a body the close delimits, ...) is
+        // processed: those read ahead are dropped with their calls now.
+        if matches!(finished, Ok(sent) if sent.close) {
+            self.owed.clear();
+        }
         // The map's allocation serves a request to come.
         if self.spare.len() < self.max_unanswered {
             self.spare.push(parts.headers);
@@ -419,7 +442,7 @@ where
         };
         match frame.into_data() {
             // A large piece is written from its own buffer, not copied.
-            Ok(mut data) if data.remaining() >= VECTORED_MIN => {
+            Ok(mut data) if data.remaining() >= VECTORED_MIN && self.t.vectored() => {
                 let data = data.copy_to_bytes(data.remaining());
                 self.t.send_tail(data).map_err(|e| {
                     self.streaming = None;
@@ -546,6 +569,7 @@ where
                     self.continue_declined = false;
                     self.body = sender;
                     let connect = req.method() == Method::Connect;
+                    let head = req.method() == Method::Head;
                     let fields = &self.t.conn.field_entries()[..req.head.field_count];
                     let headers = self.spare.pop().unwrap_or_default();
                     match to_http(&req, self.t.conn.received(), fields, headers, body) {
@@ -558,6 +582,7 @@ where
                             self.owed.push_back(Owed::Calling {
                                 future: Box::pin(self.service.call(request)),
                                 switch,
+                                head,
                             });
                         }
                         Err(_) => self.owed.push_back(Owed::Own(400)),

@@ -194,7 +194,13 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         }
         loop {
             if timer.as_mut().poll(cx).is_pending() {
-                self.polled_with = Some(cx.waker().clone());
+                // Only a poll that ran holds the waker: one refused because
+                // the task's budget was spent registered nothing (a new
+                // `Sleep` is not even in the timer wheel then). A poll that
+                // ran gives its unit back on Pending, so budget remains; a
+                // refused one leaves none.
+                self.polled_with =
+                    tokio::task::coop::has_budget_remaining().then(|| cx.waker().clone());
                 return None;
             }
             if timer.deadline() >= deadline {
@@ -222,6 +228,12 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             parts: [prefix, data, suffix],
         });
         Ok(())
+    }
+
+    /// Whether the socket takes vectored writes (else a body frame is
+    /// better copied than written in three small writes).
+    pub(crate) fn vectored(&self) -> bool {
+        self.io.is_write_vectored()
     }
 
     /// A body frame is still to be written.

@@ -829,3 +829,98 @@ async fn a_large_body_of_known_length_goes_out_in_place_after_its_head() {
     assert!(*wrote_in_place.lock().unwrap(), "the body was copied");
     served.await.unwrap().expect("served");
 }
+
+#[tokio::test]
+async fn a_head_answered_with_an_empty_body_states_no_length_and_keeps_the_connection() {
+    // RFC 9110 §9.3.2: the answer to HEAD carries the fields GET would;
+    // a service that left the body out (as routers do for HEAD) does not
+    // know GET's length, which is not 0. A length it does state stays.
+    let service = service_fn(|req: Request<Body>| async move {
+        let body = match req.uri().path() {
+            "/stated" => Full::new(Bytes::from_static(b"Hello, World!")),
+            _ => Full::new(Bytes::new()),
+        };
+        Ok::<_, Infallible>(Response::new(body))
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(
+            b"HEAD /stripped HTTP/1.1\r\nHost: a\r\n\r\nHEAD /stated HTTP/1.1\r\nHost: a\r\n\r\n\
+              GET /stripped HTTP/1.1\r\nHost: a\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    let answers: Vec<&str> = got.split("HTTP/1.1 ").skip(1).collect();
+    assert_eq!(answers.len(), 3, "{got}");
+    let stripped = answers[0].to_ascii_lowercase();
+    assert!(!stripped.contains("content-length"), "{got}");
+    assert!(!stripped.contains("transfer-encoding"), "{got}");
+    assert!(!stripped.contains("connection: close"), "{got}");
+    assert!(
+        answers[1]
+            .to_ascii_lowercase()
+            .contains("content-length: 13\r\n"),
+        "{got}"
+    );
+    assert!(!answers[1].contains("Hello"), "no body to HEAD: {got}");
+    assert!(
+        answers[2]
+            .to_ascii_lowercase()
+            .contains("content-length: 0\r\n"),
+        "{got}"
+    );
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
+async fn requests_read_ahead_of_a_response_delimited_by_the_close_are_dropped_not_waited_for() {
+    // HTTP/1.0 with keep-alive, two requests pipelined; the first answer's
+    // length is unknown, so to HTTP/1.0 the close delimits it: the second
+    // request is never answered, and the connection must still end.
+    let service = service_fn(|_req: Request<Body>| async {
+        let frames = VecDeque::from([Frame::data(Bytes::from_static(b"streamed"))]);
+        Ok::<_, Infallible>(Response::new(Frames(frames)))
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(
+            b"GET /1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n\
+              GET /2 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert_eq!(got.matches("HTTP/1.1 ").count(), 1, "{got}");
+    assert!(got.ends_with("\r\n\r\nstreamed"), "{got}");
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_response_delimited_by_the_close_is_not_held_open_by_requests_read_after_it() {
+    // HTTP/1.0 with keep-alive: /a's body, of unknown length, can only be
+    // delimited by closing (RFC 9112 §6.3 item 8), so /a's response is the
+    // last (§9.6: no further request is processed). /b, pipelined and read
+    // ahead, must not keep the connection, and so /a's body, open.
+    let service = service_fn(|req: Request<Body>| async move {
+        if req.uri().path() == "/b" {
+            std::future::pending::<()>().await;
+        }
+        Ok::<_, Infallible>(Response::new(Frames(VecDeque::from([Frame::data(
+            Bytes::from_static(b"streamed"),
+        )]))))
+    });
+    let (mut client, served) = connect(service, 1 << 16);
+    client
+        .write_all(
+            b"GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n\
+              GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let got = read_all(&mut client).await;
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(got.contains("Connection: close\r\n"), "{got}");
+    assert!(got.ends_with("\r\n\r\nstreamed"), "{got}");
+    served.await.unwrap().expect("served");
+}

@@ -241,3 +241,73 @@ async fn limits_too_long_for_the_clock_are_no_limits() {
     drop(client);
     served.await.unwrap().expect("served");
 }
+
+/// Polls `conn` in a task that, on its first poll, has first spent its
+/// coop budget on other work (here: draining a busy channel), as a
+/// connection does that shares its task with other futures (`join!`,
+/// `select!`, `FuturesUnordered`).
+fn spawn_after_busy_work<F>(conn: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<u32>();
+    for i in 0..1_000 {
+        tx.send(i).unwrap();
+    }
+    let mut conn = Box::pin(conn);
+    let mut first = true;
+    tokio::spawn(std::future::poll_fn(move |cx| {
+        if std::mem::take(&mut first) {
+            // Each message received spends a unit of the task's budget;
+            // the channel says Pending once it is spent.
+            while let std::task::Poll::Ready(Some(_)) = rx.poll_recv(cx) {}
+        }
+        conn.as_mut().poll(cx)
+    }))
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_header_timeout_runs_for_a_connection_first_polled_without_budget() {
+    let start = tokio::time::Instant::now();
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = spawn_after_busy_work(serve_connection(
+        server,
+        service_fn(hello),
+        config(500, 10_000, 10_000),
+    ));
+    let (got, at) = tokio::time::timeout(Duration::from_secs(60), until_closed(&mut client))
+        .await
+        .expect("closed at the header timeout");
+    assert_eq!(got, "");
+    assert_eq!(at - start, Duration::from_millis(500));
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_header_timeout_runs_for_a_raw_connection_first_polled_without_budget() {
+    struct Hi;
+    impl h1_tokio::raw::Handler for Hi {
+        fn head(&mut self, _req: &h1_tokio::raw::Request<'_>) {}
+        fn end(
+            &mut self,
+            res: &mut h1_tokio::raw::Responder<'_>,
+        ) -> Result<(), h1_tokio::raw::SendError> {
+            res.respond_with(200, [("A", "b")], b"hi")
+        }
+    }
+    let start = tokio::time::Instant::now();
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = spawn_after_busy_work(h1_tokio::raw::serve(
+        server,
+        Hi,
+        config(500, 10_000, 10_000),
+    ));
+    client.write_all(b"GET / HTTP/1.1\r\nHo").await.unwrap();
+    let (got, at) = tokio::time::timeout(Duration::from_secs(60), until_closed(&mut client))
+        .await
+        .expect("answered 408 at the header timeout");
+    assert!(got.starts_with("HTTP/1.1 408 "), "{got}");
+    assert_eq!(at - start, Duration::from_millis(500));
+    served.await.unwrap().expect("served");
+}
