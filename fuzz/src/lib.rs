@@ -1119,7 +1119,7 @@ impl ServerDriver<'_> {
         } else if req.expect_other {
             conn.respond_with(417, [("Content-Type", "text/plain")], b"no")
         } else {
-            match req.policy % 4 {
+            match req.policy % 6 {
                 0 => conn.respond_with(200, [("Content-Type", "text/plain")], b"hello"),
                 1 => conn
                     .respond(200, Framing::Chunked)
@@ -1141,7 +1141,31 @@ impl ServerDriver<'_> {
                         }
                     }),
                 2 => conn.respond_with(204, [("X-A", "b")], b""),
-                _ => conn.respond_with(404, [("Content-Type", "text/plain")], b"not found"),
+                3 => conn.respond_with(404, [("Content-Type", "text/plain")], b"not found"),
+                // The connection's last response, whatever follows.
+                4 => {
+                    conn.close_after_response();
+                    conn.respond_with(200, [("Content-Type", "text/plain")], b"last")
+                }
+                // The body written in place: the frame goes after what
+                // the connection had encoded before it.
+                _ => conn
+                    .respond(200, Framing::Chunked)
+                    .and_then(|r| r.finish())
+                    .and_then(|sent| {
+                        if !sent.body {
+                            return Ok(());
+                        }
+                        let out = conn.out();
+                        self.out.extend_from_slice(out);
+                        let n = out.len();
+                        conn.written(n);
+                        let frame = conn.send_data_frame(b"framed")?;
+                        self.out.extend_from_slice(frame.prefix());
+                        self.out.extend_from_slice(frame.data());
+                        self.out.extend_from_slice(frame.suffix());
+                        conn.send_end()
+                    }),
             }
         };
         if let Err(e) = r {
