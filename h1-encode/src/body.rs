@@ -356,6 +356,7 @@ mod tests {
         assert_eq!(w.remaining(), Some(2));
         assert_eq!(w.finish(&mut out), Err(Error::BodyTooShort));
         w.write(&mut out, b"de").unwrap();
+        assert!(!w.is_finished(), "complete, but not finished");
         assert_eq!(
             w.finish_with_trailers(&mut out, [("a", "b")]),
             Err(Error::TrailersNotAllowed)
@@ -368,7 +369,31 @@ mod tests {
         assert_eq!(w.whole(b"ab"), Err(Error::BodyTooShort));
         assert_eq!(w.whole(b"abcd"), Err(Error::BodyTooLong));
         w.whole(b"abc").unwrap();
+        assert!(w.is_finished());
         assert_eq!(w.whole(b""), Err(Error::BodyFinished));
+    }
+
+    /// `whole` finishes a counted body but not one the close delimits (more
+    /// may follow), and refuses a chunked one, which needs framing.
+    #[test]
+    fn a_whole_body_by_framing() {
+        let mut w = BodyWriter::until_close();
+        w.whole(b"abc").unwrap();
+        assert!(!w.is_finished() && w.wants_data());
+        let mut out = Vec::new();
+        w.write(&mut out, b"def").unwrap();
+        assert_eq!(out, b"def");
+        w.finish(&mut out).unwrap();
+        assert!(w.is_finished());
+
+        let mut w = BodyWriter::chunked();
+        assert_eq!(w.whole(b"abc"), Err(Error::BodyNotAllowed));
+        assert_eq!(w.whole(b""), Err(Error::BodyNotAllowed));
+        assert!(!w.is_finished() && w.wants_data());
+
+        let mut w = BodyWriter::empty();
+        w.whole(b"").unwrap();
+        assert!(w.is_finished());
     }
 
     #[test]
@@ -390,11 +415,13 @@ mod tests {
             (&b"10\r\n"[..], &b"0123456789abcdef"[..], &b"\r\n"[..])
         );
         assert_eq!(f.len(), 22);
+        assert!(!f.is_empty());
         let f = w.frame(b"").unwrap();
         assert!(f.is_empty());
         let mut w = BodyWriter::until_close();
         let f = w.frame(b"abc").unwrap();
         assert_eq!((f.prefix(), f.suffix()), (&b""[..], &b""[..]));
+        assert!(!f.is_empty());
         w.finish(&mut Vec::new()).unwrap();
     }
 }

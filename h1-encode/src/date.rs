@@ -208,6 +208,8 @@ mod tests {
     #[test]
     fn shapes() {
         assert!(DateLine::new(b"Thu, 01 Jan 1970 00:00:00 GMT").is_ok());
+        // The largest value of each field; 60 seconds is a leap second.
+        assert!(DateLine::new(b"Sat, 31 Dec 2016 23:59:60 GMT").is_ok());
         for bad in [
             &b"Thu, 01 Jan 1970 00:00:00 GMT "[..],
             b"Thu, 01 Jan 1970 00:00:00 GM",
@@ -215,6 +217,9 @@ mod tests {
             b"Thu, 01 Jax 1970 00:00:00 GMT",
             b"Thu, 32 Jan 1970 00:00:00 GMT",
             b"Thu, 01 Jan 1970 24:00:00 GMT",
+            b"Thu, 01 Jan 1970 00:60:00 GMT",
+            b"Thu, 01 Jan 1970 00:00:61 GMT",
+            b"Thu, 00 Jan 1970 00:00:00 GMT",
             b"Thu, 01 Jan 197a 00:00:00 GMT",
             b"Thu,  1 Jan 1970 00:00:00 GMT",
             b"Thu, 01 Jan 1970 00:00:00\r\nX",

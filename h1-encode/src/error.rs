@@ -123,3 +123,31 @@ impl fmt::Display for Error {
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn errors_display() {
+        for (e, s) in [
+            (Error::InvalidStatus, "status code outside 100..=599"),
+            (Error::InvalidReason, "invalid byte in reason phrase"),
+            (Error::MissingHost, "HTTP/1.1 request without Host"),
+            (Error::InvalidFieldValue, "invalid header field value"),
+            (Error::ForbiddenTrailer, "field not allowed in trailers"),
+            (Error::BodyTooLong, "body longer than its Content-Length"),
+            (Error::DuplicateDate, "a second Date field"),
+            (
+                Error::InvalidConnectTarget,
+                "CONNECT target is not host:port",
+            ),
+        ] {
+            assert_eq!(e.to_string(), s);
+        }
+        assert!(Error::FramingField
+            .to_string()
+            .starts_with("field conflicts with the framing"));
+    }
+}

@@ -278,6 +278,73 @@ mod tests {
         assert!(check(b"Date", b"x", Role::Response) == Ok(Kind::Date));
     }
 
+    /// `Upgrade` is told by its name, not by its length; `Expect` counts
+    /// only when it lists `100-continue`.
+    #[test]
+    fn kinds_by_name_and_value() {
+        for role in [Role::Response, Role::Request] {
+            assert_eq!(check(b"Upgrade", b"h2c", role), Ok(Kind::Upgrade));
+            assert_eq!(check(b"UPGRADE", b"h2c", role), Ok(Kind::Upgrade));
+            assert_eq!(check(b"Upgrad3", b"h2c", role), Ok(Kind::Plain));
+            assert_eq!(check(b"Warning", b"h2c", role), Ok(Kind::Plain));
+            assert_eq!(
+                check(b"Expect", b"100-continue", role),
+                Ok(Kind::ExpectContinue)
+            );
+            assert_eq!(check(b"Expect", b"foo", role), Ok(Kind::Plain));
+            assert_eq!(check(b"X-Test", b"100-continue", role), Ok(Kind::Plain));
+        }
+        assert_eq!(
+            check(b"X-Test", b"100-continue", Role::Trailer),
+            Ok(Kind::Plain)
+        );
+    }
+
+    #[test]
+    fn seen_merges_every_kind() {
+        for (kind, want) in [
+            (
+                Kind::Upgrade,
+                Seen {
+                    upgrade: true,
+                    ..Seen::default()
+                },
+            ),
+            (
+                Kind::ExpectContinue,
+                Seen {
+                    expect_continue: true,
+                    ..Seen::default()
+                },
+            ),
+            (
+                Kind::Date,
+                Seen {
+                    date: true,
+                    ..Seen::default()
+                },
+            ),
+        ] {
+            let mut other = Seen::default();
+            other.add(kind).unwrap();
+            let mut seen = Seen::default();
+            seen.merge(other).unwrap();
+            assert_eq!(seen, want, "{kind:?}");
+            // Merging nothing keeps what was seen.
+            seen.merge(Seen::default()).unwrap();
+            assert_eq!(seen, want, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn pre_encoded_knows_its_date() {
+        let with = PreEncoded::new([("Server", "h1"), ("Date", "x")]).unwrap();
+        assert!(with.has_date());
+        let without = PreEncoded::new([("Server", "h1")]).unwrap();
+        assert!(!without.has_date());
+        assert!(!PreEncoded::default().has_date());
+    }
+
     #[test]
     fn invalid_bytes_are_refused() {
         assert_eq!(

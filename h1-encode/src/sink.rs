@@ -129,6 +129,49 @@ mod tests {
         assert_eq!(Sink::tail(&v, 1000), b"");
     }
 
+    /// The trait's own methods, on each buffer and through `&mut`.
+    fn contract<S: Sink>(s: &mut S) {
+        assert!(s.is_empty());
+        s.reserve(100);
+        s.put(b"abc");
+        assert!(!s.is_empty());
+        assert_eq!(s.len(), 3);
+        assert_eq!(s.tail(1), b"bc");
+        assert_eq!(s.tail(4), b"");
+        s.truncate(5);
+        assert_eq!(s.len(), 3);
+        s.truncate(1);
+        assert_eq!(s.tail(0), b"a");
+        s.truncate(0);
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn sink_methods() {
+        let mut v = Vec::new();
+        contract(&mut v);
+        assert!(v.capacity() >= 100, "reserve makes room");
+        let mut v = Vec::new();
+        contract(&mut &mut v);
+        assert!(v.capacity() >= 100, "reserve through &mut");
+        // The encoder writes through `&mut` as well.
+        let mut v = Vec::new();
+        encode(&mut &mut v);
+        assert_eq!(v, EXPECTED);
+        let mut r = &mut v;
+        assert_eq!(Sink::tail(&r, 17), &EXPECTED[17..]);
+        Sink::reserve(&mut r, 1000);
+        assert!(v.capacity() >= EXPECTED.len() + 1000);
+    }
+
+    #[cfg(feature = "bytes")]
+    #[test]
+    fn bytes_mut_sink_methods() {
+        let mut b = bytes::BytesMut::new();
+        contract(&mut b);
+        assert!(b.capacity() >= 100, "reserve makes room");
+    }
+
     #[cfg(feature = "bytes")]
     #[test]
     fn bytes_mut_sink() {

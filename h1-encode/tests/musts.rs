@@ -182,6 +182,25 @@ fn head_response_has_fields_but_no_body() {
     let (buf, mut head) = ok(respond(200, head_req, Framing::Length(13)));
     assert_eq!(head.with_body(&buf, b"").unwrap()[1], b"");
 
+    // No content stated: `Content-Length: 0` as for a GET, where the body
+    // is an empty counted one; to HEAD there is no body at all.
+    let (buf, mut head) = ok(respond(200, Exchange::new(H11), Framing::Empty));
+    assert!(buf.ends_with(b"Content-Length: 0\r\n\r\n"));
+    assert_eq!(head.framing, Framing::Length(0));
+    assert_eq!(head.body.remaining(), Some(0));
+    assert_eq!(
+        head.body.write(&mut Vec::new(), b"x"),
+        Err(Error::BodyTooLong)
+    );
+    let (buf, mut head) = ok(respond(200, head_req, Framing::Empty));
+    assert!(buf.ends_with(b"Content-Length: 0\r\n\r\n"));
+    assert_eq!(head.framing, Framing::Empty);
+    assert_eq!(head.body.remaining(), None);
+    assert_eq!(
+        head.body.write(&mut Vec::new(), b"x"),
+        Err(Error::BodyNotAllowed)
+    );
+
     // Streamed: the same Transfer-Encoding a GET would get, no chunks.
     let (buf, mut head) = ok(respond(200, head_req, Framing::Chunked));
     assert!(buf.ends_with(b"Transfer-Encoding: chunked\r\n\r\n"));
@@ -216,9 +235,12 @@ fn connect_2xx_has_no_length_fields() {
             );
         }
     }
-    // A refused CONNECT has an ordinary body.
-    let (buf, _) = ok(respond(407, connect, Framing::Length(2)));
-    assert!(buf.ends_with(b"Content-Length: 2\r\n\r\n"));
+    // A refused CONNECT has an ordinary body, from 300 on.
+    for status in [300, 407] {
+        let (buf, head) = ok(respond(status, connect, Framing::Length(2)));
+        assert!(buf.ends_with(b"Content-Length: 2\r\n\r\n"));
+        assert_eq!(head.framing, Framing::Length(2));
+    }
 }
 
 #[test]
@@ -701,7 +723,9 @@ fn date_only_once() {
         for (j, second) in sources.iter().enumerate() {
             let mut buf = Vec::new();
             let mut w = ResponseWriter::start(&mut buf, 200, &ex, Framing::Empty).unwrap();
+            assert!(!w.has_date());
             first(&mut w, &pre, &blob).unwrap();
+            assert!(w.has_date(), "source {i}");
             let r = second(&mut w, &pre, &blob).and_then(|()| w.finish().map(drop));
             assert_eq!(r, Err(Error::DuplicateDate), "sources {i} then {j}");
             assert!(buf.is_empty(), "sources {i} then {j}");
@@ -766,6 +790,13 @@ fn expect_continue_needs_content() {
             assert!(buf.is_empty());
         }
     }
+    // An `Expect` without `100-continue` needs no content.
+    let mut buf = Vec::new();
+    let mut w =
+        RequestWriter::start(&mut buf, b"GET", b"/", Some(b"a"), &ex, Framing::Empty).unwrap();
+    w.field(b"Expect", b"something-else").unwrap();
+    let _head = w.finish().unwrap();
+    assert!(has(&buf, "expect"));
     for body in [Framing::Length(1), Framing::Chunked] {
         let mut buf = Vec::new();
         let mut w = RequestWriter::start(&mut buf, b"PUT", b"/", Some(b"a"), &ex, body).unwrap();
@@ -785,6 +816,18 @@ fn switching_protocols_has_upgrade() {
     let mut w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
     w.field(b"X", b"1").unwrap();
     assert_eq!(w.finish().map(drop), Err(Error::MissingUpgrade));
+    // Another seven-letter name is not `Upgrade`.
+    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
+    w.field(b"Warning", b"1").unwrap();
+    assert_eq!(w.finish().map(drop), Err(Error::MissingUpgrade));
+    assert!(buf.is_empty());
+    // `Upgrade` in pre-encoded lines counts.
+    let pre = h1_encode::PreEncoded::new([("Upgrade", "websocket")]).unwrap();
+    let mut w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
+    w.pre_encoded(&pre);
+    let _head = w.finish().unwrap();
+    assert!(has(&buf, "upgrade"));
+    buf.clear();
     let mut w = ResponseWriter::start(&mut buf, 101, &ex, Framing::Empty).unwrap();
     w.fields([("connection", "upgrade"), ("upgrade", "websocket")])
         .unwrap();

@@ -427,6 +427,7 @@ mod tests {
         b.append(b"x-empty", b"").unwrap();
         check_invariant(&b);
         assert_eq!(b.len(), 5);
+        assert!(!b.is_empty());
         let pairs: Vec<_> = b.iter().collect();
         assert_eq!(
             pairs,
@@ -776,6 +777,23 @@ mod tests {
         assert_eq!(grown(Span::MAX, 1), Err(HeaderError::TooLarge));
         assert_eq!(grown(usize::MAX, 1), Err(HeaderError::TooLarge));
         assert_eq!(grown(10, 20), Ok(30));
+    }
+
+    /// The size check counts a field as its name's bytes plus its value's:
+    /// a 64 KiB name with a 64 KiB value is 128 KiB, far from the 4 GiB
+    /// limit (their product would pass it), and a value longer than its
+    /// name is fine.
+    #[test]
+    fn size_check_adds_name_and_value_lengths() {
+        let name = vec![b'n'; 1 << 16];
+        let value = vec![b'v'; (1 << 16) + 1];
+        let mut b = HeaderBlob::new();
+        assert_eq!(b.append(&name, &value), Ok(()));
+        assert_eq!(b.insert(&name, &value), Ok(1));
+        assert_eq!(b.insert(b"x", b"a longer value"), Ok(0));
+        assert_eq!(b.len(), 2);
+        assert_eq!(b.byte_len(), name.len() + value.len() + 15);
+        check_invariant(&b);
     }
 
     #[test]

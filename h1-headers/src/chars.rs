@@ -151,6 +151,44 @@ mod tests {
         assert_eq!(trim_ows(b""), b"");
     }
 
+    /// `has_control` answers exactly whether a word holds a control byte
+    /// (below 0x20, or DEL), whatever the other seven bytes are: the
+    /// borrows between bytes never make it miss one or see one that is not
+    /// there.
+    #[test]
+    fn has_control_is_exact_for_every_word() {
+        let def = |x: u64| x.to_le_bytes().iter().any(|&b| b < 0x20 || b == 0x7f);
+        // Every byte at every position, among fillers at the edges of the
+        // classes (borrows start at 0x00 and 0x20 and at 0x7f and 0x80).
+        for filler in [0x00u8, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xff, b'a'] {
+            for pos in 0..8 {
+                for b in 0..=255u8 {
+                    let mut bytes = [filler; 8];
+                    bytes[pos] = b;
+                    let x = u64::from_le_bytes(bytes);
+                    assert_eq!(has_control(x), def(x), "{bytes:02x?}");
+                }
+            }
+        }
+        // Random words biased towards the edges.
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut bytes = [0u8; 8];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                let r = x.rotate_left(i as u32 * 8);
+                *b = [
+                    0x00, 0x01, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xa0, 0xff, b'a',
+                ][(r % 11) as usize];
+            }
+            let w = u64::from_le_bytes(bytes);
+            assert_eq!(has_control(w), def(w), "{bytes:02x?}");
+            assert_eq!(has_control(x), def(x), "{x:#018x}");
+        }
+    }
+
     /// The word-at-a-time checks against the byte-at-a-time definitions.
     #[test]
     fn fast_checks_match_the_definitions() {

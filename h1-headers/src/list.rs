@@ -188,6 +188,19 @@ mod tests {
     }
 
     #[test]
+    fn content_length_errors_display() {
+        use std::string::ToString;
+        for (e, s) in [
+            (Empty, "empty Content-Length"),
+            (NotDigits, "Content-Length is not plain digits"),
+            (Overflow, "Content-Length overflows 64 bits"),
+            (Conflicting, "differing Content-Length values"),
+        ] {
+            assert_eq!(e.to_string(), s);
+        }
+    }
+
+    #[test]
     fn lists() {
         let all: std::vec::Vec<&[u8]> = list_elements(b"").collect();
         assert!(all.is_empty());

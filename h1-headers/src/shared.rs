@@ -221,6 +221,8 @@ mod tests {
         assert!(!headers.is_empty());
         assert_eq!(headers.get(b"HOST"), Some(&b"example.com"[..]));
         assert!(headers.contains(b"x-empty"));
+        assert!(!headers.contains(b"missing"));
+        assert!(!headers.contains(b"hos"));
         assert_eq!(
             headers.get_all(b"ACCEPT").collect::<Vec<_>>(),
             [&b"*/*"[..], b"text/html"]

@@ -169,6 +169,17 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_range_is_an_empty_span() {
+        assert_eq!(Span::from_range(3, 3), Span::new(3, 0));
+        let empty = Span::from_range(3, 3).unwrap();
+        assert!(empty.is_empty());
+        assert_eq!(empty.slice(b"abcdef"), b"");
+        assert!(Span::EMPTY.is_empty());
+        assert!(!Span::new(0, 1).unwrap().is_empty());
+        assert!(!Span::from_range(3, 5).unwrap().is_empty());
+    }
+
+    #[test]
     fn slicing_and_shifting() {
         let buf = b"abcdef";
         let s = Span::new(2, 3).unwrap();

@@ -371,6 +371,27 @@ mod tests {
         assert_eq!(v.get_all(b"host").count(), 1);
     }
 
+    /// The iterators' size hints: no lower bound (any entry may be skipped),
+    /// and the entries not yet walked as the upper bound.
+    #[test]
+    fn size_hints_bound_by_the_entries_left() {
+        let (buf, entries) = head(FIELDS);
+        let v = HeadersView::new(&buf, &entries);
+        let mut it = v.iter();
+        assert_eq!(it.size_hint(), (0, Some(6)));
+        it.next();
+        assert_eq!(it.size_hint(), (0, Some(5)));
+        let mut accept = v.get_all(b"accept");
+        assert_eq!(accept.size_hint(), (0, Some(6)));
+        assert_eq!(accept.next(), Some(&b"*/*"[..]));
+        assert_eq!(accept.size_hint(), (0, Some(4)));
+        assert_eq!(accept.next_back(), Some(&b"image/png"[..]));
+        assert_eq!(accept.size_hint(), (0, Some(3)));
+        let missing = v.get_all(b"missing");
+        assert_eq!(missing.size_hint(), (0, Some(6)));
+        assert_eq!(missing.count(), 0);
+    }
+
     #[test]
     fn empty_view() {
         let v = HeadersView::default();
@@ -412,6 +433,9 @@ mod tests {
         assert_eq!(v.iter().rev().count(), 2);
         assert!(HeadersView::try_new(buf, &entries).is_none());
         assert!(HeadersView::try_new(buf, &entries[3..5]).is_some());
+        // One span out of range is enough, the name's or the value's.
+        assert!(HeadersView::try_new(buf, &entries[0..1]).is_none());
+        assert!(HeadersView::try_new(buf, &entries[1..2]).is_none());
         // Every span against an empty buffer: none fits.
         let v = HeadersView::new(b"", &entries);
         assert_eq!(v.iter().count(), 0);
