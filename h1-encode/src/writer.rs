@@ -28,9 +28,10 @@ pub struct Head {
     /// The head's length in bytes, final CRLF included.
     pub len: usize,
     /// How the body that follows the head is delimited: [`Framing::Empty`]
-    /// when no body bytes follow (a response to HEAD, 1xx, 204, 304, a 2xx
-    /// to CONNECT, a message without content), else `Length`, `Chunked`
-    /// or `UntilClose`.
+    /// when the head says no body follows (a response to HEAD, 1xx, 204,
+    /// 304, a 2xx to CONNECT, a request without content), else `Length`
+    /// (a response without content says `Content-Length: 0`: `Length(0)`),
+    /// `Chunked` or `UntilClose`.
     pub framing: Framing,
     /// Writes (and counts) the body.
     pub body: BodyWriter,
