@@ -211,6 +211,26 @@ fn roundtrip() {
     replay("roundtrip", h1_fuzz::roundtrip, true);
 }
 
+#[test]
+fn diff_request() {
+    replay("diff_request", h1_fuzz::diff_request, true);
+}
+
+#[test]
+fn diff_pico_request() {
+    replay("diff_pico_request", h1_fuzz::diff_pico_request, true);
+}
+
+#[test]
+fn diff_response() {
+    replay("diff_response", h1_fuzz::diff_response, true);
+}
+
+#[test]
+fn diff_chunked() {
+    replay("diff_chunked", h1_fuzz::diff_chunked, true);
+}
+
 /// The replay must be able to fail: a body that panics on some input is
 /// reported, not swallowed.
 #[test]
