@@ -89,6 +89,7 @@ HAND_RESPONSES = {
     "bad-status": b"HTTP/1.1 20 OK\r\n\r\n",
     "major-2": b"HTTP/2.0 200 OK\r\n\r\n",
     "minor-9": b"HTTP/1.9 200 OK\r\nConnection: keep-alive, Upgrade\r\n\r\n",
+    "empty-line-first": b"\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
 }
 
 # Connection-level sequences the vectors (one message each, mostly) lack.

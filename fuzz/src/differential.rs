@@ -37,6 +37,58 @@ use h1_parse::{Config, Error, ErrorKind as K, RequestHead, ResponseHead};
 use crate::pico::{self, PicoResult};
 use crate::{decode_run, lenient, strict, STORAGE};
 
+/// Every class of disagreement the head targets accept, as named in
+/// `fuzz/README.md`: first those where h1 is the stricter, then those where
+/// the other parser is.
+pub const CLASSES: [&str; 23] = [
+    "bare-lf",
+    "obs-fold",
+    "missing-host",
+    "duplicate-host",
+    "invalid-host",
+    "invalid-content-length",
+    "content-length-with-transfer-encoding",
+    "transfer-encoding-in-http10",
+    "transfer-coding",
+    "target-byte",
+    "target-form",
+    "method-not-token",
+    "request-line-empty-part",
+    "version-digits",
+    "empty-line-before-status-line",
+    "status-code",
+    "limit",
+    "empty-lines-before-request-line",
+    "http-1x-minor-above-1",
+    "request-line-whitespace",
+    "status-line-without-sp",
+    "deferred-verdict",
+    "httparse-obs-text-reason",
+];
+
+/// A class and the parser it was seen against.
+type Seen = (&'static str, &'static str);
+
+thread_local! {
+    /// The classes the head targets have accepted on this thread.
+    static SEEN: std::cell::RefCell<std::collections::BTreeSet<Seen>> =
+        const { std::cell::RefCell::new(std::collections::BTreeSet::new()) };
+}
+
+fn record(class: &'static str, reference: Reference) {
+    assert!(CLASSES.contains(&class), "class {class} is not listed");
+    SEEN.with(|s| s.borrow_mut().insert((class, reference.name())));
+}
+
+/// The disagreement classes accepted on this thread since the last call,
+/// each with the name of the parser it was seen against (for the replay
+/// test, and for reports of what fuzzing found).
+pub fn take_classes_seen() -> Vec<(&'static str, &'static str)> {
+    SEEN.with(|s| std::mem::take(&mut *s.borrow_mut()))
+        .into_iter()
+        .collect()
+}
+
 /// Request or response head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -48,7 +100,7 @@ enum Kind {
 type Field = (Vec<u8>, Vec<u8>);
 
 /// A complete head as any parser read it, in one comparable form.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 struct Parsed {
     /// Bytes the head took, through the empty line.
     len: usize,
@@ -61,6 +113,43 @@ struct Parsed {
     minor: i64,
     /// Every field line, in order.
     fields: Vec<Field>,
+}
+
+/// Bytes as an escaped string, cut short: failure messages must stay
+/// readable for inputs of many kilobytes.
+struct Short<'a>(&'a [u8]);
+
+impl std::fmt::Debug for Short<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const MAX: usize = 160;
+        let cut = &self.0[..self.0.len().min(MAX)];
+        write!(f, "b\"{}\"", cut.escape_ascii())?;
+        if self.0.len() > MAX {
+            write!(f, "...({} bytes)", self.0.len())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parsed")
+            .field("len", &self.len)
+            .field("first", &Short(&self.first))
+            .field("second", &Short(&self.second))
+            .field("minor", &self.minor)
+            .field(
+                "fields",
+                &self
+                    .fields
+                    .iter()
+                    .take(8)
+                    .map(|(n, v)| (Short(n), Short(v)))
+                    .collect::<Vec<_>>(),
+            )
+            .field("field_count", &self.fields.len())
+            .finish()
+    }
 }
 
 /// What the other parser said.
@@ -288,9 +377,11 @@ fn same(reference: Reference, kind: Kind, ours: &Parsed, theirs: &Parsed, delta:
         theirs.len
     );
     assert_eq!(
-        ours.first, theirs.first,
+        ours.first,
+        theirs.first,
         "{at}: method / status: h1 {:?}, {who} {:?}",
-        ours.first, theirs.first
+        Short(&ours.first),
+        Short(&theirs.first)
     );
     // httparse hands out an empty reason when the reason holds obs-text
     // (its `reason` is a `&str`); that is its representation, not a
@@ -299,11 +390,15 @@ fn same(reference: Reference, kind: Kind, ours: &Parsed, theirs: &Parsed, delta:
         && kind == Kind::Response
         && theirs.second.is_empty()
         && ours.second.iter().any(|&b| b >= 0x80);
-    if !httparse_obs_reason {
+    if httparse_obs_reason {
+        record("httparse-obs-text-reason", reference);
+    } else {
         assert_eq!(
-            ours.second, theirs.second,
+            ours.second,
+            theirs.second,
             "{at}: target / reason: h1 {:?}, {who} {:?}",
-            ours.second, theirs.second
+            Short(&ours.second),
+            Short(&theirs.second)
         );
     }
     // HTTP/1.x with x > 1 is HTTP/1.1 to h1 (RFC 9110 §2.5).
@@ -316,12 +411,17 @@ fn same(reference: Reference, kind: Kind, ours: &Parsed, theirs: &Parsed, delta:
     assert_eq!(
         ours.fields.len(),
         theirs.fields.len(),
-        "{at}: field count: h1 {:?}, {who} {:?}",
-        ours.fields,
-        theirs.fields
+        "{at}: field count: h1 {ours:?}, {who} {theirs:?}"
     );
     for (i, (a, b)) in ours.fields.iter().zip(&theirs.fields).enumerate() {
-        assert_eq!(a, b, "{at}: field {i}: h1 {a:?}, {who} {b:?}");
+        assert!(
+            a == b,
+            "{at}: field {i}: h1 ({:?}, {:?}), {who} ({:?}, {:?})",
+            Short(&a.0),
+            Short(&a.1),
+            Short(&b.0),
+            Short(&b.1)
+        );
     }
 }
 
@@ -545,6 +645,10 @@ fn h1_stricter(
                 && at(o - 1).is_some_and(|b| b.is_ascii_digit()),
             "version-digits",
         ),
+        K::InvalidStatusLine if o == 8 && at(o).is_some_and(|b| b.is_ascii_digit()) => shown(
+            at(o - 1).is_some_and(|b| b.is_ascii_digit()),
+            "version-digits",
+        ),
         K::InvalidStatusLine => {
             let code = p.start.get(9..).unwrap_or_default();
             let n = code.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -560,8 +664,26 @@ fn h1_stricter(
         ),
         K::TooManyFields => shown(p.lines.len() >= config.max_fields, "limit"),
         K::FieldLineTooLong => {
-            let line = data[o..].iter().take_while(|&&b| b != b'\n').count();
-            shown(line > config.max_field_line_len, "limit")
+            // The line at the offset, with its continuation lines when
+            // obs-fold is allowed (a folded field is one line to the limit),
+            // without the CR of its end.
+            let mut end = o;
+            loop {
+                match data[end..].iter().position(|&b| b == b'\n') {
+                    None => {
+                        end = data.len();
+                        break;
+                    }
+                    Some(i) if config.allow_obs_fold && at(end + i + 1).is_some_and(is_ows) => {
+                        end += i + 1;
+                    }
+                    Some(i) => {
+                        end += i - usize::from(i > 0 && data[end + i - 1] == b'\r');
+                        break;
+                    }
+                }
+            }
+            shown(end - o > config.max_field_line_len, "limit")
         }
         K::HeadTooLarge => shown(data.len() > config.max_head_len, "limit"),
         _ => Err(format!("{e:?}: no class lists this error")),
@@ -690,15 +812,14 @@ fn judge(reference: Reference, kind: Kind, data: &[u8], config: &Config, ours: &
     match (ours, &theirs) {
         (Ours::Complete(a), Verdict::Complete(b)) => same(reference, kind, a, b, 0, &at),
         (Ours::Partial, Verdict::Partial) | (Ours::Rejected(_), Verdict::Rejected(_)) => {}
-        (Ours::Rejected(e), _) => {
-            if let Err(why) = h1_stricter(kind, data, config, e) {
-                panic!(
-                    "{at}: h1 rejects ({e:?}) what {} finds {theirs:?}, and no listed class \
+        (Ours::Rejected(e), _) => match h1_stricter(kind, data, config, e) {
+            Ok(class) => record(class, reference),
+            Err(why) => panic!(
+                "{at}: h1 rejects ({e:?}) what {} finds {theirs:?}, and no listed class \
                      explains it: {why}",
-                    reference.name()
-                );
-            }
-        }
+                reference.name()
+            ),
+        },
         (Ours::Complete(_) | Ours::Partial, _) => {
             let head_len = match ours {
                 Ours::Complete(a) => Some(a.len),
@@ -707,21 +828,22 @@ fn judge(reference: Reference, kind: Kind, data: &[u8], config: &Config, ours: &
             let (canon, classes, delta) = canonical(kind, data, head_len, config);
             let again = (!classes.is_empty()).then(|| reference.parse(kind, &canon));
             match (ours, &again) {
-                (Ours::Complete(a), Some(Verdict::Complete(b))) => same(
-                    reference,
-                    kind,
-                    a,
-                    b,
-                    delta,
-                    &format!("{at} ({classes:?} rewritten)"),
-                ),
-                (Ours::Partial, Some(Verdict::Partial)) => {}
-                (Ours::Partial, _) if deferred(reference, kind, data, config) => {}
+                (Ours::Complete(a), Some(Verdict::Complete(b))) => {
+                    let at = format!("{at} ({classes:?} rewritten)");
+                    same(reference, kind, a, b, delta, &at);
+                    classes.iter().for_each(|&c| record(c, reference));
+                }
+                (Ours::Partial, Some(Verdict::Partial)) => {
+                    classes.iter().for_each(|&c| record(c, reference));
+                }
+                (Ours::Partial, _) if deferred(reference, kind, data, &canon, config) => {
+                    record("deferred-verdict", reference);
+                }
                 _ => panic!(
                     "{at}: h1 says {ours:?}; {} says {theirs:?}, and no listed class explains it \
                      (rewritten for {classes:?}: {again:?} on {:?})",
                     reference.name(),
-                    String::from_utf8_lossy(&canon)
+                    Short(&canon)
                 ),
             }
         }
@@ -732,12 +854,12 @@ fn judge(reference: Reference, kind: Kind, data: &[u8], config: &Config, ours: &
 /// already rejected, because h1 names the error only once the line ends
 /// (505 for a well-formed version other than 1.x, RFC 9112 §2.3; whitespace
 /// before a colon, RFC 9112 §5.1, or a bad name): the reference's rejection
-/// lies in the unfinished last line (it accepts, or asks for more on, the
-/// bytes before that line), and h1 rejects the input once that line ends
-/// with CRLF.
-fn deferred(reference: Reference, kind: Kind, data: &[u8], config: &Config) -> bool {
-    let line_start = data.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let before = reference.parse(kind, &data[..line_start]);
+/// lies in the unfinished last line (it does not reject the bytes before
+/// that line, of `canon`, the input as [`canonical`] rewrote it), and h1
+/// rejects `data` once that line ends with CRLF.
+fn deferred(reference: Reference, kind: Kind, data: &[u8], canon: &[u8], config: &Config) -> bool {
+    let line_start = canon.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let before = reference.parse(kind, &canon[..line_start]);
     let ended = [data, b"\r\n"].concat();
     !matches!(before, Verdict::Rejected(_))
         && matches!(h1_head(kind, &ended, config), Ours::Rejected(_))
@@ -1097,19 +1219,27 @@ pub fn diff_chunked(data: &[u8]) {
             .collect(),
         end: got.end.map_err(|e| format!("{e:?}")),
     };
-    match (&got.end, &want.end) {
-        (Ok(_), Ok(_)) => assert_eq!(got, want, "h1 and the reference decode differently"),
-        (Err(_), Err(_)) => assert_eq!(
-            got.data, want.data,
-            "both fail ({:?}, reference {:?}), after different data",
-            got.end, want.end
-        ),
-        _ => panic!(
-            "h1 ends {:?}, the reference {:?} (data {:?} / {:?})",
-            got.end,
-            want.end,
-            String::from_utf8_lossy(&got.data),
-            String::from_utf8_lossy(&want.data)
-        ),
-    }
+    let show = |d: &Dechunked| {
+        format!(
+            "end {:?}, data {:?}, trailers {:?}",
+            d.end,
+            Short(&d.data),
+            d.trailers
+                .iter()
+                .map(|(n, v)| (Short(n), Short(v)))
+                .collect::<Vec<_>>()
+        )
+    };
+    let agree = match (&got.end, &want.end) {
+        (Ok(_), Ok(_)) => got == want,
+        // Both fail: the data decoded before the failure is the same.
+        (Err(_), Err(_)) => got.data == want.data,
+        _ => false,
+    };
+    assert!(
+        agree,
+        "h1 and the reference decoder disagree:\n  h1:        {}\n  reference: {}",
+        show(&got),
+        show(&want)
+    );
 }
