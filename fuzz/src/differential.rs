@@ -690,38 +690,54 @@ fn h1_stricter(
     }
 }
 
-/// `data` rewritten without what h1 accepts on RFC grounds and a reference
-/// parser may lack, within the head (`head_len`, or all of `data` while the
-/// head is incomplete); the classes rewritten, and the bytes added before
-/// the head's end (negative when removed):
+/// `data` rewritten without what h1 accepts on RFC grounds and `reference`
+/// lacks, within the head (`head_len`, or all of `data` while the head is
+/// incomplete); the classes rewritten, and the bytes added before the head's
+/// end (negative when removed). Each rewrite is made only for the parser
+/// that lacks the feature, so the rest of the input is compared as that
+/// parser reads it:
 ///
-/// - `empty-lines-before-request-line`: removed (picohttpparser skips one;
-///   RFC 9112 §2.2 asks a server to skip at least one);
-/// - `request-line-whitespace`: runs of SP and HTAB in the request line
-///   become one SP, under `allow_multiple_spaces_in_request_line`
-///   (RFC 9112 §3 MAY);
-/// - `http-1x-minor-above-1`: `HTTP/1.2`..`HTTP/1.9` becomes `HTTP/1.1`
-///   (RFC 9110 §2.5: processed as the highest minor version supported);
-/// - `status-line-without-sp`: an SP inserted between the status code and
-///   the line end (an empty reason; h1 and httparse accept it without);
-/// - `obs-fold`: each fold's CR LF becomes SP, under `allow_obs_fold`
-///   (RFC 9112 §5.2: replaced by SP before the value is interpreted).
+/// - `empty-lines-before-request-line` (picohttpparser, which skips one):
+///   removed (RFC 9112 §2.2 asks a server to skip at least one);
+/// - `request-line-whitespace`, under
+///   `allow_multiple_spaces_in_request_line` (RFC 9112 §3 MAY): runs of SP
+///   and HTAB in the request line become one SP (picohttpparser), or HTAB
+///   becomes SP (httparse, whose option takes runs of SP only);
+/// - `http-1x-minor-above-1` (httparse): `HTTP/1.2`..`HTTP/1.9` becomes
+///   `HTTP/1.1` (RFC 9110 §2.5: processed as the highest minor version
+///   supported);
+/// - `status-line-without-sp` (picohttpparser): an SP inserted between the
+///   status code and the line end (an empty reason; h1 and httparse accept
+///   it without);
+/// - `obs-fold` (httparse, requests: it has the option for responses
+///   only), under `allow_obs_fold`: each fold's CR LF becomes SP (RFC 9112
+///   §5.2: replaced by SP before the value is interpreted).
 fn canonical(
+    reference: Reference,
     kind: Kind,
     data: &[u8],
     head_len: Option<usize>,
     config: &Config,
 ) -> (Vec<u8>, Vec<&'static str>, isize) {
+    let pico = matches!(reference, Reference::Pico);
     let end = head_len.unwrap_or(data.len());
     let mut classes = Vec::new();
+    // The request line starts after any empty lines; picohttpparser skips
+    // one, so it gets the others removed; httparse keeps them all.
+    let empty_line = |at: usize| match data[at..end] {
+        [b'\n', ..] => 1,
+        [b'\r', b'\n', ..] => 2,
+        _ => 0,
+    };
     let mut pos = 0;
     if kind == Kind::Request {
-        while pos < end && (data[pos] == b'\n' || data[pos..end].starts_with(b"\r\n")) {
-            pos += if data[pos] == b'\n' { 1 } else { 2 };
+        while empty_line(pos) > 0 {
+            pos += empty_line(pos);
         }
-        if pos > 0 {
-            classes.push("empty-lines-before-request-line");
-        }
+    }
+    let kept = if pico { empty_line(0) } else { pos };
+    if kept < pos {
+        classes.push("empty-lines-before-request-line");
     }
     let line_end = data[pos..end]
         .iter()
@@ -736,12 +752,11 @@ fn canonical(
     let original = &data[pos..body_of_line];
     if kind == Kind::Request && config.allow_multiple_spaces_in_request_line {
         for &b in original {
-            if is_ows(b) {
-                if line.last() != Some(&b' ') {
-                    line.push(b' ');
-                }
-            } else {
+            if !is_ows(b) {
                 line.push(b);
+            } else if !pico || line.last() != Some(&b' ') {
+                // (picohttpparser: one SP for the whole run)
+                line.push(b' ');
             }
         }
         if line != original {
@@ -761,12 +776,13 @@ fn canonical(
         Kind::Response => line.starts_with(b"HTTP/1.").then_some(0),
     };
     if let Some(d) = version_at.and_then(|v| line.get_mut(v + 7)) {
-        if (b'2'..=b'9').contains(d) {
+        if !pico && (b'2'..=b'9').contains(d) {
             *d = b'1';
             classes.push("http-1x-minor-above-1");
         }
     }
-    if kind == Kind::Response
+    if pico
+        && kind == Kind::Response
         && line.len() == 12
         && line[9..12].iter().all(u8::is_ascii_digit)
         && body_of_line < end
@@ -774,13 +790,14 @@ fn canonical(
         line.push(b' ');
         classes.push("status-line-without-sp");
     }
-    let mut out = line;
+    let mut out = data[..kept].to_vec();
+    out.extend_from_slice(&line);
     out.extend_from_slice(&data[body_of_line..end]);
-    if config.allow_obs_fold {
-        let first_field = out
+    if config.allow_obs_fold && !pico && kind == Kind::Request {
+        let first_field = out[kept..]
             .iter()
             .position(|&b| b == b'\n')
-            .map_or(out.len(), |i| i + 1);
+            .map_or(out.len(), |i| kept + i + 1);
         let mut folded = false;
         for i in first_field..out.len() {
             if out[i] == b'\n' && out.get(i + 1).is_some_and(|&b| is_ows(b)) {
@@ -825,7 +842,7 @@ fn judge(reference: Reference, kind: Kind, data: &[u8], config: &Config, ours: &
                 Ours::Complete(a) => Some(a.len),
                 _ => None,
             };
-            let (canon, classes, delta) = canonical(kind, data, head_len, config);
+            let (canon, classes, delta) = canonical(reference, kind, data, head_len, config);
             let again = (!classes.is_empty()).then(|| reference.parse(kind, &canon));
             match (ours, &again) {
                 (Ours::Complete(a), Some(Verdict::Complete(b))) => {
