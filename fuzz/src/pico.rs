@@ -14,9 +14,13 @@ use std::ptr;
 
 use picohttpparser_sys::{phr_header, phr_parse_request, phr_parse_response};
 
-/// Field lines the C parser may report (continuation lines count as one
-/// each); more is a rejection (`-1`).
-pub(crate) const MAX_HEADERS: usize = 128;
+/// Room for the field lines the C parser may report: one per two bytes of
+/// input (the shortest line, a continuation, is SP LF), so it never runs
+/// out (it refuses a head with more lines than its storage, and counts each
+/// continuation line as one, where h1 counts a folded field once).
+fn header_room(buf: &[u8]) -> usize {
+    buf.len() / 2 + 1
+}
 
 /// One field line as picohttpparser reports it.
 #[derive(Clone, Debug)]
@@ -75,8 +79,9 @@ fn range_in(buf: &[u8], p: *const c_char, len: usize, what: &str) -> Range<usize
 /// Parses one head from the start of `buf` with `phr_parse_request`
 /// (`request`) or `phr_parse_response`, from scratch (`last_len` 0).
 pub(crate) fn parse(buf: &[u8], request: bool) -> PicoResult {
-    let mut headers = [phr_header::default(); MAX_HEADERS];
-    let mut num_headers: usize = MAX_HEADERS;
+    let room = header_room(buf);
+    let mut headers = vec![phr_header::default(); room];
+    let mut num_headers: usize = room;
     let (mut a, mut a_len): (*const c_char, usize) = (ptr::null(), 0);
     let (mut b, mut b_len): (*const c_char, usize) = (ptr::null(), 0);
     let mut minor_version: c_int = -1;
@@ -124,7 +129,7 @@ pub(crate) fn parse(buf: &[u8], request: bool) -> PicoResult {
         Err(_) => return PicoResult::Rejected(ret),
     };
     assert!(
-        len <= buf.len() && num_headers <= MAX_HEADERS,
+        len <= buf.len() && num_headers <= room,
         "picohttpparser: {len} bytes of {}, {num_headers} headers",
         buf.len()
     );
