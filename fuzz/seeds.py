@@ -25,6 +25,12 @@ Derived seeds:
                     hand-written bodies ('U' + body: until close)
   roundtrip         the inputs (any bytes are a structured input for
                     `arbitrary`) and a few SHA-256 chains
+  diff_request,     the seeds of parse_request
+  diff_pico_request
+  diff_response     the seeds of parse_response
+  diff_chunked      the body after the head of every vector with
+                    Transfer-Encoding: chunked, and the hand-written chunked
+                    bodies of body_decoder without their 'C'
 
 Usage: python3 fuzz/seeds.py [--data DIR] [--check]
   --data    the directory holding inputs/ and conformance/ (default testdata/)
@@ -58,6 +64,10 @@ TARGETS = [
     "server_splits",
     "body_decoder",
     "roundtrip",
+    "diff_request",
+    "diff_pico_request",
+    "diff_response",
+    "diff_chunked",
 ]
 
 # Responses: the vectors are all requests, so these cover the status line and
@@ -79,6 +89,7 @@ HAND_RESPONSES = {
     "bad-status": b"HTTP/1.1 20 OK\r\n\r\n",
     "major-2": b"HTTP/2.0 200 OK\r\n\r\n",
     "minor-9": b"HTTP/1.9 200 OK\r\nConnection: keep-alive, Upgrade\r\n\r\n",
+    "empty-line-first": b"\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
 }
 
 # Connection-level sequences the vectors (one message each, mostly) lack.
@@ -217,6 +228,13 @@ def build(data):
     for name, raw in HAND_RESPONSES.items():
         add("parse_response", f"hand-{name}", raw)
         add("parse_trailers", f"hand-{name}", field_lines(raw))
+    # The differential targets parse what the parse targets parse.
+    for t in ("diff_request", "diff_pico_request"):
+        seeds[t] = dict(seeds["parse_request"])
+    seeds["diff_response"] = dict(seeds["parse_response"])
+    for name, raw in seeds["body_decoder"].items():
+        if raw.startswith(b"C"):
+            add("diff_chunked", name, raw[1:])
     return seeds
 
 

@@ -30,8 +30,22 @@
 //!   back unchanged, and the response the server encodes reaches the client
 //!   unchanged (status, fields, body, trailers), one exchange at a time or
 //!   pipelined.
-#![forbid(unsafe_code)]
+//! - [`diff_request`], [`diff_pico_request`], [`diff_response`]: `h1-parse`
+//!   reads a head exactly as httparse and picohttpparser do, or the
+//!   difference is one of the strictness classes listed in `fuzz/README.md`
+//!   (see the [`differential`] module docs).
+//! - [`diff_chunked`]: `h1_conn::BodyDecoder` decodes a chunked body exactly
+//!   as a byte-at-a-time reference decoder written from RFC 9112 §7.1 does.
+// `deny`, not `forbid`: calling picohttpparser (C) is `unsafe`, and the one
+// module that does it (`pico`) allows it for itself; `forbid` could not be
+// lifted there.
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
+
+pub mod differential;
+mod pico;
+
+pub use differential::{diff_chunked, diff_pico_request, diff_request, diff_response};
 
 use arbitrary::{Arbitrary, Unstructured};
 use h1_headers::{chars, Entry, Framing, Span};

@@ -4,7 +4,7 @@
 //! Inputs: every file in `fuzz/corpus/<target>/` (the seeds `fuzz/seeds.py`
 //! writes; it must not be empty) and in `fuzz/regressions/<target>/`
 //! (reproducers of fixed crashes, if any), plus mutations of each: for the
-//! parse, connection and body targets prefixes of every seed (all of them for seeds up to
+//! parse, connection, body and differential targets prefixes of every seed (all of them for seeds up to
 //! `ALL_PREFIXES_MAX` bytes), and for every target a few single-byte
 //! substitutions with the bytes parsers trip over. A panic in a body fails the
 //! test, which lists every failing input as an escaped byte string.
@@ -209,6 +209,82 @@ fn body_decoder() {
 #[test]
 fn roundtrip() {
     replay("roundtrip", h1_fuzz::roundtrip, true);
+}
+
+#[test]
+fn diff_request() {
+    replay("diff_request", h1_fuzz::diff_request, true);
+}
+
+#[test]
+fn diff_pico_request() {
+    replay("diff_pico_request", h1_fuzz::diff_pico_request, true);
+}
+
+#[test]
+fn diff_response() {
+    replay("diff_response", h1_fuzz::diff_response, true);
+}
+
+#[test]
+fn diff_chunked() {
+    replay("diff_chunked", h1_fuzz::diff_chunked, true);
+}
+
+/// A target's body.
+type Body = fn(&[u8]);
+
+/// The differential targets accept a disagreement only when it is one of
+/// the listed classes; the seeds (with their mutations) reach every one of
+/// them, so a classification that stopped working (a class never taken)
+/// fails here, as does a class taken that is not listed. Set `H1_FUZZ_CLASSES_FROM` to a directory
+/// of inputs (a `corpus-work/<target>`) to list what those reach instead.
+#[test]
+fn differential_classes() {
+    let targets: [(&str, Body); 3] = [
+        ("diff_request", h1_fuzz::diff_request),
+        ("diff_pico_request", h1_fuzz::diff_pico_request),
+        ("diff_response", h1_fuzz::diff_response),
+    ];
+    let extra = std::env::var_os("H1_FUZZ_CLASSES_FROM").map(PathBuf::from);
+    let mut seen = std::collections::BTreeSet::new();
+    for (target, body) in targets {
+        let inputs = match &extra {
+            Some(d) => files(d),
+            None => files(&dir("corpus", target)),
+        };
+        for (_, seed) in &inputs {
+            for (_, data) in mutations(seed, extra.is_none()) {
+                // A panic here is the replay test's to report.
+                if run_one(body, &data).is_none() {
+                    seen.extend(
+                        h1_fuzz::differential::take_classes_seen()
+                            .into_iter()
+                            .map(|(class, parser)| (target, class, parser)),
+                    );
+                }
+                let _ = h1_fuzz::differential::take_classes_seen();
+            }
+        }
+    }
+    for (target, class, parser) in &seen {
+        println!("{target}: {class} ({parser})");
+    }
+    let classes: std::collections::BTreeSet<&str> = seen.iter().map(|s| s.1).collect();
+    for class in &classes {
+        assert!(h1_fuzz::differential::CLASSES.contains(class));
+    }
+    if extra.is_none() {
+        let unreached: Vec<&str> = h1_fuzz::differential::CLASSES
+            .iter()
+            .filter(|c| !classes.contains(*c))
+            .copied()
+            .collect();
+        assert!(
+            unreached.is_empty(),
+            "the seeds no longer reach {unreached:?}"
+        );
+    }
 }
 
 /// The replay must be able to fail: a body that panics on some input is
