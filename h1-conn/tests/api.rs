@@ -1,0 +1,72 @@
+//! The small parts of the API the other files use only in passing: the
+//! documented defaults, the accessors of `Conn`, and its `Debug` output.
+
+use h1_conn::{Config, ServerConn, ServerEvent};
+use std::time::Duration;
+
+/// `Config::default()` is what `Config`'s docs promise, field by field.
+#[test]
+fn the_defaults_are_the_documented_ones() {
+    let c = Config::default();
+    assert_eq!(c.max_body_len, 8 << 20, "8 MiB");
+    assert_eq!(c.max_chunk_ext_len, 16 << 10, "16 KiB");
+    assert_eq!(c.max_unanswered, 16);
+    assert_eq!(c.max_buffered_output, 256 << 10, "256 KiB");
+    assert_eq!(c.read_buf_len, 8 << 10, "8 KiB");
+    assert_eq!(c.linger_bytes, 1 << 20, "1 MiB");
+    assert_eq!(c.linger_time, Duration::from_secs(2));
+    assert!(c.send_date && c.auto_continue && c.refuse_unknown_expect);
+}
+
+/// Bytes read into `read_buf` count once `filled` says so.
+#[test]
+fn bytes_read_into_read_buf_count_once_filled() {
+    let req = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+    let mut conn = ServerConn::default();
+    conn.read_buf()[..req.len()].copy_from_slice(req);
+    assert_eq!(conn.buffered(), 0);
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    conn.filled(req.len());
+    assert_eq!(conn.buffered(), req.len());
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+}
+
+/// `buffered` is what is not consumed yet: after a head, the bytes of the
+/// next message.
+#[test]
+fn buffered_counts_the_unconsumed_bytes() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2");
+    assert_eq!(conn.buffered(), 33);
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    assert_eq!(conn.buffered(), 6);
+    assert_eq!(conn.received().len(), 33);
+}
+
+#[test]
+fn is_eof_tells_whether_eof_was_called() {
+    let mut conn = ServerConn::default();
+    assert!(!conn.is_eof());
+    conn.eof();
+    assert!(conn.is_eof());
+}
+
+/// `Debug` names the states and the sizes, and nothing of the bytes.
+#[test]
+fn debug_shows_the_states_and_sizes() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /2");
+    let _ = conn.next_event();
+    let s = format!("{conn:?}");
+    assert!(s.starts_with("Conn {"), "{s}");
+    for part in [
+        "recv: ",
+        "send: ",
+        "in_flight: 1",
+        "buffered: 6",
+        "out: 0",
+        "..",
+    ] {
+        assert!(s.contains(part), "{part} in {s}");
+    }
+}
