@@ -1,7 +1,7 @@
 //! The small parts of the API the other files use only in passing: the
 //! documented defaults, the accessors of `Conn`, and its `Debug` output.
 
-use h1_conn::{Config, ServerConn, ServerEvent};
+use h1_conn::{Config, Error, Framing, SendError, ServerConn, ServerEvent};
 use std::time::Duration;
 
 /// `Config::default()` is what `Config`'s docs promise, field by field.
@@ -69,4 +69,34 @@ fn debug_shows_the_states_and_sizes() {
     ] {
         assert!(s.contains(part), "{part} in {s}");
     }
+}
+
+/// The errors say what went wrong, in words; a parse error is the
+/// parser's own message.
+#[test]
+fn errors_display_their_message() {
+    assert_eq!(
+        Error::BodyTooLarge.to_string(),
+        "body larger than the configured limit"
+    );
+    assert_eq!(SendError::NoMessage.to_string(), "no message is being sent");
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n\r\n");
+    let ServerEvent::Error(e @ Error::Parse(p)) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(e.to_string(), p.to_string());
+    assert!(!e.to_string().is_empty());
+}
+
+/// An outgoing message's `Debug` shows its plan.
+#[test]
+fn an_outgoing_message_debugs_as_its_plan() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    let r = conn.respond(200, Framing::Length(2)).unwrap();
+    let s = format!("{r:?}");
+    assert!(s.starts_with("Outgoing { plan: "), "{s}");
+    assert!(s.ends_with(".. }"), "{s}");
 }

@@ -473,3 +473,30 @@ fn a_response_content_length_includes_the_limit() {
     conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nabcd");
     assert_eq!(conn.next_event(), ClientEvent::Error(Error::BodyTooLarge));
 }
+
+/// A response's reason phrase and fields point into `received()` whatever
+/// came before them in the buffer, and all its fields are there.
+#[test]
+fn a_later_response_has_its_reason_and_every_field() {
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 404 Not Found\r\nA: 1\r\nContent-Length: 0\r\n\r\n");
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.head.reason.slice(conn.received()), b"Not Found");
+    let fields: Vec<(&[u8], &[u8])> = conn
+        .field_entries()
+        .iter()
+        .map(|e| {
+            (
+                e.name.slice(conn.received()),
+                e.value.slice(conn.received()),
+            )
+        })
+        .collect();
+    assert_eq!(fields, [(&b"A"[..], &b"1"[..]), (b"Content-Length", b"0")]);
+}
