@@ -100,3 +100,39 @@ fn an_outgoing_message_debugs_as_its_plan() {
     assert!(s.starts_with("Outgoing { plan: "), "{s}");
     assert!(s.ends_with(".. }"), "{s}");
 }
+
+/// `read_buf` lends `read_buf_len` bytes at first, grows only once they
+/// are filled, and so takes in a head longer than that.
+#[test]
+fn read_buf_grows_only_when_full() {
+    let mut config = Config::default();
+    config.read_buf_len = 16;
+    let mut conn = ServerConn::new(config);
+    assert_eq!(conn.read_buf().len(), 16);
+    let req = b"GET /a-rather-long-target HTTP/1.1\r\nHost: a\r\n\r\n";
+    conn.read_buf()[..4].copy_from_slice(&req[..4]);
+    conn.filled(4);
+    assert_eq!(conn.read_buf().len(), 12, "room is left: no growth");
+    let mut fed = 4;
+    while fed < req.len() {
+        assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+        let buf = conn.read_buf();
+        assert!(!buf.is_empty(), "full at {fed}: the buffer grows");
+        let n = buf.len().min(req.len() - fed);
+        buf[..n].copy_from_slice(&req[fed..fed + n]);
+        conn.filled(n);
+        fed += n;
+    }
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+}
+
+/// Feeding no bytes moves nothing: the fields of the head just read stay
+/// valid.
+#[test]
+fn feeding_nothing_moves_nothing() {
+    let mut conn = ServerConn::default();
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    assert_eq!(conn.feed(b""), 0);
+    assert_eq!(conn.fields().unwrap().get(b"host"), Some(&b"a"[..]));
+}
