@@ -500,3 +500,28 @@ fn a_later_response_has_its_reason_and_every_field() {
         .collect();
     assert_eq!(fields, [(&b"A"[..], &b"1"[..]), (b"Content-Length", b"0")]);
 }
+
+/// Only a 2xx makes a tunnel of CONNECT (RFC 9110 §9.3.6): a 300 is an
+/// ordinary response, its body framed, the connection kept.
+#[test]
+fn a_3xx_to_connect_is_not_a_tunnel() {
+    let mut conn = ClientConn::default();
+    conn.request(
+        b"CONNECT",
+        b"example.com:443",
+        Some(b"example.com:443"),
+        Framing::Empty,
+    )
+    .unwrap()
+    .finish()
+    .unwrap();
+    conn.feed(b"HTTP/1.1 300 Multiple Choices\r\nContent-Length: 2\r\n\r\nab");
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.framing, Framing::Length(2));
+    assert!(r.persistent);
+    assert_eq!(body_of(&mut conn), (b"ab".to_vec(), ClientEvent::End));
+    assert_eq!(conn.next_event(), ClientEvent::NeedMore);
+    assert_eq!(conn.closing(), Closing::Open);
+}
