@@ -1,7 +1,7 @@
 //! The `bytes` feature: consumed bytes leave the receive buffer as `Bytes`
 //! without a copy, and the spans of earlier events index them.
 
-use h1_conn::{ServerConn, ServerEvent, SharedHeaders};
+use h1_conn::{Config, ServerConn, ServerEvent, SharedHeaders};
 
 #[test]
 fn freeze_hands_out_the_received_bytes_without_a_copy() {
@@ -37,4 +37,22 @@ fn freeze_hands_out_the_received_bytes_without_a_copy() {
     assert_eq!(conn.fields().unwrap().get(b"host"), Some(&b"two"[..]));
     drop(frozen);
     assert_eq!(head.get(b"host"), Some(&b"one"[..]), "outlives the buffer");
+}
+
+/// After `freeze`, what is buffered is the unconsumed bytes alone, and
+/// `read_buf` lends as much room as before the split.
+#[test]
+fn freeze_keeps_the_unconsumed_bytes_and_the_room_to_read() {
+    let mut config = Config::default();
+    config.read_buf_len = 64;
+    let mut conn = ServerConn::new(config);
+    let first = b"GET /a HTTP/1.1\r\nHost: one\r\n\r\n";
+    conn.feed(first);
+    conn.feed(b"GET /b");
+    assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+    let frozen = conn.freeze();
+    assert_eq!(&frozen[..], first);
+    assert_eq!(conn.buffered(), 6);
+    assert_eq!(conn.received(), b"GET /b");
+    assert_eq!(conn.read_buf().len(), 64 - 6);
 }

@@ -388,3 +388,140 @@ fn no_request_is_pipelined_behind_connect() {
         r.map(|_| ())
     );
 }
+
+/// A request written by hand is registered with its method and whether it
+/// closes: only a CONNECT makes a 2xx a tunnel, and a request that does not
+/// close leaves the connection persistent.
+#[test]
+fn raw_requests_keep_their_method_and_persistence() {
+    let mut conn = ClientConn::default();
+    conn.sent(b"GET", false, false, false).unwrap();
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.framing, Framing::Length(2));
+    assert!(r.persistent);
+    assert_eq!(body_of(&mut conn), (b"hi".to_vec(), ClientEvent::End));
+    assert_eq!(conn.closing(), Closing::Open);
+
+    conn.sent(b"CONNECT", false, false, false).unwrap();
+    conn.feed(b"HTTP/1.1 200 Connection Established\r\n\r\n\x16\x03");
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.framing, Framing::Empty);
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    let ClientEvent::Switch(rest) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(rest.slice(conn.received()), b"\x16\x03");
+
+    // One that closes: the response does not keep the connection.
+    let mut conn = ClientConn::default();
+    conn.sent(b"GET", false, false, true).unwrap();
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert!(!r.persistent);
+}
+
+/// A request that closes (after `close()`) makes its response the last
+/// one, even when the server would keep the connection.
+#[test]
+fn a_request_that_closes_gets_a_response_that_is_not_persistent() {
+    let mut conn = ClientConn::default();
+    conn.close();
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx");
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert!(!r.persistent);
+    assert_eq!(body_of(&mut conn), (b"x".to_vec(), ClientEvent::End));
+    assert_eq!(conn.next_event(), ClientEvent::Closed);
+    assert_eq!(conn.closing(), Closing::Close);
+}
+
+/// The server closing before any byte of the response is an error, not a
+/// clean end: the request was not answered (RFC 9112 §8).
+#[test]
+fn eof_before_the_response_is_an_error() {
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    assert_eq!(conn.next_event(), ClientEvent::NeedMore);
+    conn.eof();
+    assert_eq!(conn.next_event(), ClientEvent::Error(Error::UnexpectedEof));
+    assert_eq!(conn.closing(), Closing::Close);
+}
+
+/// A `Content-Length` of exactly `max_body_len` is read; one byte more is
+/// refused at the head, before any data.
+#[test]
+fn a_response_content_length_includes_the_limit() {
+    let mut config = Config::default();
+    config.max_body_len = 4;
+    let mut conn = ClientConn::new(config.clone());
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nabcd");
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert_eq!(body_of(&mut conn), (b"abcd".to_vec(), ClientEvent::End));
+
+    let mut conn = ClientConn::new(config);
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nabcd");
+    assert_eq!(conn.next_event(), ClientEvent::Error(Error::BodyTooLarge));
+}
+
+/// A response's reason phrase and fields point into `received()` whatever
+/// came before them in the buffer, and all its fields are there.
+#[test]
+fn a_later_response_has_its_reason_and_every_field() {
+    let mut conn = ClientConn::default();
+    get(&mut conn, b"GET");
+    get(&mut conn, b"GET");
+    conn.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 404 Not Found\r\nA: 1\r\nContent-Length: 0\r\n\r\n");
+    assert!(matches!(conn.next_event(), ClientEvent::Response(_)));
+    assert_eq!(conn.next_event(), ClientEvent::End);
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.head.reason.slice(conn.received()), b"Not Found");
+    let fields: Vec<(&[u8], &[u8])> = conn
+        .field_entries()
+        .iter()
+        .map(|e| {
+            (
+                e.name.slice(conn.received()),
+                e.value.slice(conn.received()),
+            )
+        })
+        .collect();
+    assert_eq!(fields, [(&b"A"[..], &b"1"[..]), (b"Content-Length", b"0")]);
+}
+
+/// Only a 2xx makes a tunnel of CONNECT (RFC 9110 §9.3.6): a 300 is an
+/// ordinary response, its body framed, the connection kept.
+#[test]
+fn a_3xx_to_connect_is_not_a_tunnel() {
+    let mut conn = ClientConn::default();
+    conn.request(
+        b"CONNECT",
+        b"example.com:443",
+        Some(b"example.com:443"),
+        Framing::Empty,
+    )
+    .unwrap()
+    .finish()
+    .unwrap();
+    conn.feed(b"HTTP/1.1 300 Multiple Choices\r\nContent-Length: 2\r\n\r\nab");
+    let ClientEvent::Response(r) = conn.next_event() else {
+        panic!()
+    };
+    assert_eq!(r.framing, Framing::Length(2));
+    assert!(r.persistent);
+    assert_eq!(body_of(&mut conn), (b"ab".to_vec(), ClientEvent::End));
+    assert_eq!(conn.next_event(), ClientEvent::NeedMore);
+    assert_eq!(conn.closing(), Closing::Open);
+}

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{head, take_out, until_driver};
-use h1_conn::{Closing, Error, Framing, Pause, SendState, ServerConn, ServerEvent};
+use common::{drain, head, take_out, until_driver};
+use h1_conn::{Closing, Config, Error, Framing, Pause, SendState, ServerConn, ServerEvent};
 
 #[test]
 fn a_final_status_before_the_body_closes_the_connection() {
@@ -384,4 +384,55 @@ fn a_body_that_times_out_after_its_response_started_ends_the_connection_unanswer
     );
     assert!(!out.contains("408"), "{out}");
     assert_eq!(conn.next_event(), ServerEvent::Closed);
+}
+
+/// A body that fails while its own response is under way gets no answer of
+/// the connection's (the response already began, RFC 9112 §9.6: the
+/// connection closes after it); a body that fails while an earlier
+/// request's response is under way is answered with its status after that
+/// response.
+#[test]
+fn a_failed_body_is_answered_unless_its_own_response_began() {
+    let mut config = Config::default();
+    config.max_body_len = 4;
+    let mut conn = ServerConn::new(config.clone());
+    conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    conn.respond(200, Framing::Length(2))
+        .unwrap()
+        .finish()
+        .unwrap();
+    conn.feed(b"5\r\nhello\r\n");
+    assert_eq!(drain(&mut conn), ServerEvent::Error(Error::BodyTooLarge));
+    conn.send_data(b"ok").unwrap();
+    conn.send_end().unwrap();
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+    let out = take_out(&mut conn);
+    assert!(
+        out.starts_with("HTTP/1.1 200 OK\r\n") && out.ends_with("ok"),
+        "{out}"
+    );
+    assert!(!out.contains("413"), "{out}");
+
+    let mut conn = ServerConn::new(config);
+    conn.feed(b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\n");
+    head(&mut conn);
+    assert_eq!(conn.next_event(), ServerEvent::End);
+    conn.respond(200, Framing::Length(2))
+        .unwrap()
+        .finish()
+        .unwrap();
+    conn.feed(b"POST /2 HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+    head(&mut conn);
+    assert_eq!(drain(&mut conn), ServerEvent::Error(Error::BodyTooLarge));
+    conn.send_data(b"ok").unwrap();
+    conn.send_end().unwrap();
+    assert_eq!(conn.next_event(), ServerEvent::Closed);
+    let out = take_out(&mut conn);
+    let answer = out.split_inclusive("\r\n\r\nok").nth(1).unwrap_or_default();
+    assert!(
+        answer.starts_with("HTTP/1.1 413 Content Too Large\r\n"),
+        "{out}"
+    );
 }

@@ -44,3 +44,29 @@ fn expect_is_ignored_in_http10() {
     assert_eq!(conn.next_event(), ServerEvent::NeedMore);
     assert!(conn.out().is_empty(), "{:?}", take_out(&mut conn));
 }
+
+/// A `100 Continue` written with `respond(100, ..)` counts as sent: it is
+/// not written again when the body is asked for. Another 1xx (103 Early
+/// Hints) does not: the `100` is still written for the client that waits.
+#[test]
+fn only_a_100_sent_by_hand_settles_the_continue() {
+    let req = b"POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n";
+    let mut conn = ServerConn::default();
+    conn.feed(req);
+    head(&mut conn);
+    conn.respond(100, Framing::Empty).unwrap().finish().unwrap();
+    assert_eq!(take_out(&mut conn), "HTTP/1.1 100 Continue\r\n\r\n");
+    assert_eq!(conn.send_continue(), Ok(false));
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    assert_eq!(take_out(&mut conn), "");
+
+    let mut conn = ServerConn::default();
+    conn.feed(req);
+    head(&mut conn);
+    let mut hints = conn.respond(103, Framing::Empty).unwrap();
+    hints.field(b"Link", b"</a.css>; rel=preload").unwrap();
+    hints.finish().unwrap();
+    assert!(take_out(&mut conn).starts_with("HTTP/1.1 103 Early Hints\r\n"));
+    assert_eq!(conn.next_event(), ServerEvent::NeedMore);
+    assert_eq!(take_out(&mut conn), "HTTP/1.1 100 Continue\r\n\r\n");
+}

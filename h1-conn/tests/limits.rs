@@ -25,6 +25,22 @@ fn bodies_over_the_limit_get_413() {
     assert!(take_out(&mut conn).starts_with("HTTP/1.1 413 "));
 }
 
+/// A request `Content-Length` of exactly `max_body_len` is within the
+/// limit: the request and its whole body are read.
+#[test]
+fn a_content_length_at_the_limit_is_read() {
+    let mut config = Config::default();
+    config.max_body_len = 10;
+    let mut conn = ServerConn::new(config);
+    conn.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123456789");
+    head(&mut conn);
+    let ServerEvent::Data(body) = conn.next_event() else {
+        panic!("data")
+    };
+    assert_eq!(body.slice(conn.received()), b"0123456789");
+    assert_eq!(conn.next_event(), ServerEvent::End);
+}
+
 #[test]
 fn chunk_extensions_are_bounded_per_body() {
     let mut config = Config::default();

@@ -53,6 +53,33 @@ fn head_204_and_304_responses_have_no_body() {
     }
 }
 
+/// `respond_with` states the length of the body it is given: a 404 sends
+/// it, a 304 states the length of the representation it stands for and
+/// sends none (RFC 9110 §15.4.5, §8.6), and a 101 (a 1xx) has no length at
+/// all.
+#[test]
+fn respond_with_states_the_length_of_its_body() {
+    let mut conn = ServerConn::default();
+    for (status, body, want) in [
+        (404, &b"nope"[..], "Content-Length: 4\r\n\r\nnope"),
+        (304, b"abc", "Content-Length: 3\r\n\r\n"),
+    ] {
+        conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+        head(&mut conn);
+        assert_eq!(conn.next_event(), ServerEvent::End);
+        conn.respond_with(status, [("a", "b")], body).unwrap();
+        let out = take_out(&mut conn);
+        assert!(out.ends_with(want), "{status}: {out:?}");
+    }
+
+    conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n");
+    head(&mut conn);
+    conn.respond_with(101, [("Upgrade", "x")], b"").unwrap();
+    let out = take_out(&mut conn);
+    assert!(out.starts_with("HTTP/1.1 101 "), "{out:?}");
+    assert!(!out.contains("Content-Length"), "{out:?}");
+}
+
 #[test]
 fn streamed_responses_are_chunked_with_trailers() {
     let mut conn = ServerConn::default();

@@ -257,6 +257,26 @@ mod tests {
         assert!(c.formatted() <= formatted + 1);
     }
 
+    /// The cached line is kept only until the second it shows has passed
+    /// (by the monotonic clock): the first `line` in the next second is that
+    /// second's. Sleeps into the next second of the system clock.
+    #[cfg(feature = "std")]
+    #[test]
+    fn clock_line_moves_on_with_the_second() {
+        use std::time::{Duration, SystemTime, UNIX_EPOCH};
+        let now = || std::format!("{}", httpdate::HttpDate::from(SystemTime::now())).into_bytes();
+        let mut c = DateCache::new();
+        let first = c.line().date().to_vec();
+        let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+        let next = Duration::from_secs(since.as_secs() + 1) + Duration::from_millis(20);
+        std::thread::sleep(next - since);
+        let before = now();
+        let line = c.line().date().to_vec();
+        let after = now();
+        assert_ne!(line, first);
+        assert!(line == before || line == after, "{line:?}");
+    }
+
     #[cfg(feature = "std")]
     #[test]
     fn cache_formats_once_per_second() {

@@ -236,7 +236,7 @@ fn final_states_take_no_message() {
     for mut s in [Recv::Closed, Recv::Failed { answer: None }, Recv::Switched] {
         for input in recv_inputs() {
             let before = format!("{s:?}");
-            s.next(input);
+            assert!(!s.next(input), "{s:?}");
             assert_eq!(format!("{s:?}"), before);
         }
     }
@@ -272,6 +272,31 @@ fn a_switch_waits_for_its_answer_and_an_early_answer_is_kept() {
     assert!(s.next(RecvInput::Decided { switched: true }));
     assert!(s.next(RecvInput::End));
     assert_eq!(s, Recv::Switched);
+}
+
+/// Only a message that asked to switch takes an answer while its body is
+/// read; one that did not ask, or was answered already, is left as it is
+/// (the table lists `Body` + `Decided` once, whatever the data).
+#[test]
+fn only_a_switch_asked_and_not_answered_takes_an_answer() {
+    for switch in [Switch::No, Switch::Decided(true), Switch::Decided(false)] {
+        for switched in [true, false] {
+            let mut s = Recv::Body {
+                decoder: decoder(),
+                persistent: true,
+                switch,
+            };
+            assert!(!s.next(RecvInput::Decided { switched }), "{switch:?}");
+            assert_eq!(
+                s,
+                Recv::Body {
+                    decoder: decoder(),
+                    persistent: true,
+                    switch,
+                }
+            );
+        }
+    }
 }
 
 #[test]
