@@ -265,7 +265,7 @@ where
         let mut progress = false;
         loop {
             if let Some(body) = &mut self.streaming {
-                if self.t.conn.out().len() >= self.max_output || self.t.has_tail() {
+                if self.t.conn.out().len() >= self.max_output || self.t.frame_pending() {
                     break;
                 }
                 match body.as_mut().poll_frame(cx) {
@@ -444,7 +444,7 @@ where
             // A large piece is written from its own buffer, not copied.
             Ok(mut data) if data.remaining() >= VECTORED_MIN && self.t.vectored() => {
                 let data = data.copy_to_bytes(data.remaining());
-                self.t.send_tail(data).map_err(|e| {
+                self.t.send_in_place(data).map_err(|e| {
                     self.streaming = None;
                     Error::response_body(e)
                 })

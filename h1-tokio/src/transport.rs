@@ -38,7 +38,7 @@ pub(crate) const VECTORED_MIN: usize = 8 * 1024;
 
 /// A body frame written from its own buffer: the machine's output up to
 /// `at` goes before it, what the machine adds later after it.
-struct Tail {
+struct InPlaceFrame {
     at: usize,
     /// The chunk-size line (empty unless chunked), the data, the CRLF
     /// (empty unless chunked).
@@ -69,7 +69,7 @@ pub(crate) struct Transport<I> {
     /// stayed the same.
     polled_with: Option<Waker>,
     /// A body frame waiting to be written in its place.
-    tail: Option<Tail>,
+    in_place: Option<InPlaceFrame>,
     /// Ready when the server shuts down (a [`Server`](crate::Server)'s
     /// connections have one).
     shutdown: Option<Shutdown>,
@@ -94,7 +94,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             waiting: None,
             timer: None,
             polled_with: None,
-            tail: None,
+            in_place: None,
             shutdown: None,
         }
     }
@@ -217,13 +217,13 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// Body bytes of the response being sent, written from `data` itself
     /// after what the machine has encoded so far (see
     /// [`ServerConn::send_data_frame`]). One at a time: the caller waits
-    /// for [`has_tail`](Self::has_tail) to turn false before the next.
-    pub(crate) fn send_tail(&mut self, data: Bytes) -> Result<(), h1_conn::SendError> {
-        debug_assert!(self.tail.is_none(), "one frame at a time");
+    /// for [`frame_pending`](Self::frame_pending) to turn false before the next.
+    pub(crate) fn send_in_place(&mut self, data: Bytes) -> Result<(), h1_conn::SendError> {
+        debug_assert!(self.in_place.is_none(), "one frame at a time");
         let frame = self.conn.send_data_frame(&data)?;
         let prefix = Bytes::copy_from_slice(frame.prefix());
         let suffix = Bytes::from_static(frame.suffix());
-        self.tail = Some(Tail {
+        self.in_place = Some(InPlaceFrame {
             at: self.conn.out().len(),
             parts: [prefix, data, suffix],
         });
@@ -237,8 +237,8 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     }
 
     /// A body frame is still to be written.
-    pub(crate) fn has_tail(&self) -> bool {
-        self.tail.is_some()
+    pub(crate) fn frame_pending(&self) -> bool {
+        self.in_place.is_some()
     }
 
     /// Writes what the machine encoded (and a body frame in its place):
@@ -249,8 +249,8 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     pub(crate) fn write(&mut self, cx: &mut Context<'_>) -> Poll<Result<bool, Error>> {
         let mut wrote = false;
         loop {
-            let written = if self.tail.is_some() {
-                self.poll_write_tail(cx)
+            let written = if self.in_place.is_some() {
+                self.poll_write_around_frame(cx)
             } else if !self.conn.out().is_empty() {
                 Pin::new(&mut self.io).poll_write(cx, self.conn.out())
             } else {
@@ -263,8 +263,8 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                     ))
                 }
                 Poll::Ready(Ok(n)) => {
-                    if self.tail.is_some() {
-                        self.advance_tail(n);
+                    if self.in_place.is_some() {
+                        self.advance_around_frame(n);
                     } else {
                         self.conn.written(n);
                     }
@@ -288,13 +288,13 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// One vectored write of the output before the body frame, the
     /// frame, and the output after it.
     #[inline(never)]
-    fn poll_write_tail(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
-        let Some(tail) = &self.tail else {
+    fn poll_write_around_frame(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
+        let Some(frame) = &self.in_place else {
             return Poll::Ready(Ok(0));
         };
         let out = self.conn.out();
-        let (before, after) = out.split_at(tail.at.min(out.len()));
-        let [prefix, data, suffix] = &tail.parts;
+        let (before, after) = out.split_at(frame.at.min(out.len()));
+        let [prefix, data, suffix] = &frame.parts;
         let slices = [
             IoSlice::new(before),
             IoSlice::new(prefix),
@@ -307,21 +307,21 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
 
     /// Takes `n` written bytes off the front: the output before the
     /// frame, the frame, then the output after it.
-    fn advance_tail(&mut self, mut n: usize) {
-        let Some(tail) = &mut self.tail else {
+    fn advance_around_frame(&mut self, mut n: usize) {
+        let Some(frame) = &mut self.in_place else {
             return self.conn.written(n);
         };
-        let before = n.min(tail.at);
+        let before = n.min(frame.at);
         self.conn.written(before);
-        tail.at -= before;
+        frame.at -= before;
         n -= before;
-        for part in &mut tail.parts {
+        for part in &mut frame.parts {
             let k = n.min(part.len());
             part.advance(k);
             n -= k;
         }
-        if tail.parts.iter().all(Bytes::is_empty) {
-            self.tail = None;
+        if frame.parts.iter().all(Bytes::is_empty) {
+            self.in_place = None;
             self.conn.written(n);
         }
     }
