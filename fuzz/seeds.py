@@ -31,6 +31,8 @@ Derived seeds:
   diff_chunked      the body after the head of every vector with
                     Transfer-Encoding: chunked, and the hand-written chunked
                     bodies of body_decoder without their 'C'
+  header_blob       the inputs and a few SHA-256 chains, as for roundtrip
+                    (operations drawn by `arbitrary`)
 
 Usage: python3 fuzz/seeds.py [--data DIR] [--check]
   --data    the directory holding inputs/ and conformance/ (default testdata/)
@@ -68,6 +70,7 @@ TARGETS = [
     "diff_pico_request",
     "diff_response",
     "diff_chunked",
+    "header_blob",
 ]
 
 # Responses: the vectors are all requests, so these cover the status line and
@@ -221,10 +224,13 @@ def build(data):
         add("body_decoder", f"hand-{name}", raw)
     for p in inputs:
         add("roundtrip", f"input-{p.stem}", p.read_bytes())
-    chain = b"h1 roundtrip"
-    for n in range(16):
-        chain = hashlib.sha256(chain).digest()
-        add("roundtrip", f"sha256-{n:02}", b"".join(hashlib.sha256(chain + bytes([i])).digest() for i in range(n + 1)))
+    for target in ("roundtrip", "header_blob"):
+        chain = f"h1 {target}".encode()
+        for n in range(16):
+            chain = hashlib.sha256(chain).digest()
+            add(target, f"sha256-{n:02}", b"".join(hashlib.sha256(chain + bytes([i])).digest() for i in range(n + 1)))
+    for p in inputs:
+        add("header_blob", f"input-{p.stem}", p.read_bytes())
     for name, raw in HAND_RESPONSES.items():
         add("parse_response", f"hand-{name}", raw)
         add("parse_trailers", f"hand-{name}", field_lines(raw))

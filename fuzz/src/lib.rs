@@ -36,6 +36,11 @@
 //!   (see the [`differential`] module docs).
 //! - [`diff_chunked`]: `h1_conn::BodyDecoder` decodes a chunked body exactly
 //!   as a byte-at-a-time reference decoder written from RFC 9112 §7.1 does.
+//! - [`header_blob`]: `h1_headers::HeaderBlob` holds exactly the fields a
+//!   model list holds after any sequence of operations, refuses exactly the
+//!   fields RFC 9110's grammar refuses, and views and `SharedHeaders` over
+//!   arbitrary spans skip or refuse the ones outside their buffer (see the
+//!   [`header_blob`](mod@header_blob) module docs).
 // `deny`, not `forbid`: calling picohttpparser (C) is `unsafe`, and the one
 // module that does it (`pico`) allows it for itself; `forbid` could not be
 // lifted there.
@@ -43,9 +48,11 @@
 #![deny(missing_docs)]
 
 pub mod differential;
+pub mod header_blob;
 mod pico;
 
 pub use differential::{diff_chunked, diff_pico_request, diff_request, diff_response};
+pub use header_blob::header_blob;
 
 use arbitrary::{Arbitrary, Unstructured};
 use h1_headers::{chars, Entry, Framing, Span};

@@ -231,6 +231,11 @@ fn diff_chunked() {
     replay("diff_chunked", h1_fuzz::diff_chunked, true);
 }
 
+#[test]
+fn header_blob() {
+    replay("header_blob", h1_fuzz::header_blob, false);
+}
+
 /// A target's body.
 type Body = fn(&[u8]);
 
