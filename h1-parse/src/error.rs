@@ -180,3 +180,68 @@ impl fmt::Display for Error {
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::string::ToString;
+
+    const KINDS: [ErrorKind; 29] = [
+        ErrorKind::InvalidMethod,
+        ErrorKind::InvalidTarget,
+        ErrorKind::InvalidTargetForm,
+        ErrorKind::TargetTooLong,
+        ErrorKind::InvalidVersion,
+        ErrorKind::UnsupportedVersion,
+        ErrorKind::InvalidRequestLine,
+        ErrorKind::InvalidStatusLine,
+        ErrorKind::BareCr,
+        ErrorKind::BareLf,
+        ErrorKind::InvalidFieldName,
+        ErrorKind::WhitespaceBeforeColon,
+        ErrorKind::InvalidFieldValue,
+        ErrorKind::ObsFold,
+        ErrorKind::FieldLineTooLong,
+        ErrorKind::TooManyFields,
+        ErrorKind::HeadTooLarge,
+        ErrorKind::InvalidContentLength,
+        ErrorKind::InvalidTransferEncoding,
+        ErrorKind::UnsupportedTransferCoding,
+        ErrorKind::TransferEncodingInHttp10,
+        ErrorKind::MissingHost,
+        ErrorKind::DuplicateHost,
+        ErrorKind::InvalidHost,
+        ErrorKind::InvalidChunkSize,
+        ErrorKind::InvalidChunkExtension,
+        ErrorKind::ChunkLineTooLong,
+        ErrorKind::InvalidChunkDataEnd,
+        ErrorKind::ContentLengthWithTransferEncoding,
+    ];
+
+    #[test]
+    fn every_kind_has_a_description_of_its_own() {
+        for (i, a) in KINDS.iter().enumerate() {
+            assert!(a.as_str().len() > 8, "{a:?}");
+            for b in &KINDS[i + 1..] {
+                assert_ne!(a.as_str(), b.as_str(), "{a:?} and {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_shows_what_and_where() {
+        let e = Error::new(ErrorKind::BareLf, 17);
+        assert_eq!(e.to_string(), "LF without CR at byte 17");
+        assert_eq!(
+            (e.kind(), e.offset(), e.status()),
+            (ErrorKind::BareLf, 17, 400)
+        );
+        let e = Error::new(ErrorKind::ContentLengthWithTransferEncoding, 0);
+        assert_eq!(
+            e.to_string(),
+            "both Content-Length and Transfer-Encoding at byte 0"
+        );
+    }
+}

@@ -350,3 +350,49 @@ impl ResponseHead {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+
+    #[test]
+    fn status_says_whether_the_element_is_complete() {
+        assert!(Status::Complete(3).is_complete());
+        assert!(!Status::<u8>::Partial.is_complete());
+        assert_eq!(Status::Complete(3).complete(), Some(3));
+        assert_eq!(Status::<u8>::Partial.complete(), None);
+    }
+
+    #[test]
+    fn methods_are_recognised_by_their_exact_token() {
+        let known = [
+            (&b"GET"[..], Method::Get),
+            (b"HEAD", Method::Head),
+            (b"POST", Method::Post),
+            (b"PUT", Method::Put),
+            (b"DELETE", Method::Delete),
+            (b"CONNECT", Method::Connect),
+            (b"OPTIONS", Method::Options),
+            (b"TRACE", Method::Trace),
+            (b"PATCH", Method::Patch),
+        ];
+        for (token, method) in known {
+            assert_eq!(
+                Method::from_bytes(token),
+                method,
+                "{}",
+                token.escape_ascii()
+            );
+            // Method names are case-sensitive (RFC 9110 §9.1).
+            assert_eq!(
+                Method::from_bytes(&token.to_ascii_lowercase()),
+                Method::Other
+            );
+            assert_eq!(Method::from_bytes(&token[1..]), Method::Other);
+        }
+        assert_eq!(Method::from_bytes(b"PROPFIND"), Method::Other);
+        assert_eq!(Method::from_bytes(b""), Method::Other);
+    }
+}

@@ -273,7 +273,7 @@ fn prefixes_are_partial_and_head_parser_agrees() {
 #[test]
 fn response_body_framing_follows_the_rfc_order() {
     use h1_parse::{Framing, Method};
-    let cases: [(&[u8], Method, Framing); 10] = [
+    let cases: [(&[u8], Method, Framing); 12] = [
         (
             b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
             Method::Get,
@@ -306,6 +306,17 @@ fn response_body_framing_follows_the_rfc_order() {
         ),
         (
             b"HTTP/1.1 407 Auth\r\nContent-Length: 5\r\n\r\n",
+            Method::Connect,
+            Framing::Length(5),
+        ),
+        // Only a 2xx starts a tunnel: the edges of the class.
+        (
+            b"HTTP/1.1 299 Tunnel\r\nContent-Length: 5\r\n\r\n",
+            Method::Connect,
+            Framing::Empty,
+        ),
+        (
+            b"HTTP/1.1 300 Choices\r\nContent-Length: 5\r\n\r\n",
             Method::Connect,
             Framing::Length(5),
         ),
