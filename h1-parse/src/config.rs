@@ -15,7 +15,9 @@
 pub struct Config {
     /// Longest head accepted, from the first byte received for it (empty
     /// lines skipped before a request line count too, so a flood of them is
-    /// bounded) to the end of the empty line (431). Default 64 KiB.
+    /// bounded) to the end of the empty line (431). Default 64 KiB. A
+    /// trailer section ([`parse_trailers`](crate::parse_trailers)) is held to
+    /// it too.
     pub max_head_len: usize,
     /// Longest field line, name through value, without its CRLF (431).
     /// Default 8 KiB.

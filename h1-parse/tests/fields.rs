@@ -544,6 +544,29 @@ fn max_head_len_default() {
     assert_eq!((e.kind(), e.offset()), (K::HeadTooLarge, 65536));
 }
 
+#[test]
+fn a_trailer_section_is_held_to_the_head_limit() {
+    let c = config(|c| c.max_head_len = 32);
+    let mut storage = [Entry::EMPTY; 4];
+    // 17 + 13 bytes of field lines and the empty line: exactly the limit.
+    let at_limit = b"X-A: 0123456789\r\nX-B: 012345\r\n\r\n";
+    assert_eq!(
+        h1_parse::parse_trailers(at_limit, &mut storage, &c),
+        Ok(Status::Complete(h1_parse::Trailers {
+            len: 32,
+            field_count: 2
+        }))
+    );
+    // Past the limit with no end in sight: refused there, not waited for;
+    // and a section whose empty line ends one byte past it.
+    let over = b"X-A: 0123456789\r\nX-B: 0123456\r\nX-C";
+    let e = h1_parse::parse_trailers(over, &mut storage, &c).unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (K::HeadTooLarge, 32));
+    let e = h1_parse::parse_trailers(b"X-A: 0123456789\r\nX-B: 0123456\r\n\r\n", &mut storage, &c)
+        .unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (K::HeadTooLarge, 32));
+}
+
 // ---------------------------------------------------------------------------
 // Leniencies.
 

@@ -23,6 +23,15 @@ impl Rng {
 }
 
 fn check_all(buf: &[u8]) {
+    // The entry points, on the detected path.
+    assert_eq!(token_len(buf), scalar::token_len(buf), "token {buf:?}");
+    assert_eq!(target_len(buf), scalar::target_len(buf), "target {buf:?}");
+    assert_eq!(value_len(buf), scalar::value_len(buf), "value {buf:?}");
+    assert_eq!(
+        find_head_end(buf),
+        scalar::find_head_end(buf),
+        "head end {buf:?}"
+    );
     for p in paths() {
         assert_eq!(
             p.token_len(buf),
