@@ -58,7 +58,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use h1_headers::{chars, Entry, Framing, Span};
 use h1_parse::scan::{self, Path};
 use h1_parse::{
-    Config, Error, HeadParser, Method, RequestHead, ResponseHead, Status, TransferEncoding, Version,
+    Config, Error, ErrorKind, HeadParser, Method, RequestHead, ResponseHead, Status,
+    TransferEncoding, Version,
 };
 
 /// Field storage for the parses with unchanged limits: more than the default
@@ -491,14 +492,17 @@ type Step<T> = dyn Fn(&mut HeadParser, &[u8], &mut T, &mut [Entry]) -> Result<St
 
 /// The incremental parser fed the data in pieces agrees with a one-shot parse
 /// of the bytes so far, and after a complete head and `reset` the same holds
-/// for the bytes that follow (pipelining). It may report an error in an
-/// incomplete head later than the one-shot parser (it revalidates only when
-/// the buffer has doubled, to stay O(n)), so:
+/// for the bytes that follow (pipelining). It may report a defect inside the
+/// unfinished last line later than the one-shot parser (when the line ends
+/// or passes its limit: it does not walk a line at every call, to stay
+/// O(n)), so:
 ///
 /// - one-shot `Complete` ⇔ incremental `Complete`, with the same head and
 ///   fields;
 /// - incremental `Err` ⇒ one-shot `Err`;
-/// - incremental `Partial` ⇒ one-shot `Partial` or `Err`.
+/// - incremental `Partial` ⇒ one-shot `Partial` or `Err`, and not a field
+///   line or a head over its limit (`FieldLineTooLong`, `HeadTooLarge`):
+///   a line or head past its limit is refused when the bytes arrive.
 ///
 /// It also checks the O(n) promise: the end-of-head search looks at no more
 /// than the bytes fed plus two per call.
@@ -534,6 +538,14 @@ fn check_incremental<T: Head>(
                 (Ok(Status::Complete(_)), _) | (_, Ok(Status::Complete(_))) => {
                     assert_eq!(got, want, "incremental and one-shot differ ({at})")
                 }
+                (Ok(Status::Partial), Err(e))
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::FieldLineTooLong | ErrorKind::HeadTooLarge
+                    ) =>
+                {
+                    panic!("incremental waits on what one-shot refuses as {e:?} ({at}, {config:?})")
+                }
                 (Err(_), Err(_)) | (Ok(Status::Partial), _) => {}
                 (Err(e), Ok(Status::Partial)) => {
                     panic!("incremental rejects ({e:?}) what one-shot finds a valid prefix ({at})")
@@ -544,7 +556,7 @@ fn check_incremental<T: Head>(
             // was unfinished, and complete).
             assert!(
                 parser.examined() <= 3 * buf.len() + 2 * (calls + 1),
-                "HeadParser examined {} bytes for {} fed in {} calls ({at})",
+                "HeadParser examined {} bytes for {} fed in {} calls ({at}, {config:?})",
                 parser.examined(),
                 buf.len(),
                 calls + 1
@@ -588,6 +600,8 @@ pub fn parse_request(data: &[u8]) {
     // Small limits and small storage: checked, and an accepted head is
     // accepted unchanged with the default limits.
     let config = knobs.config();
+    let once = |buf: &[u8]| request_once(buf, &config, STORAGE);
+    check_incremental(data, &config, &once, &|p, b, h, f| p.parse_request(b, h, f));
     let out = request_once(data, &config, knobs.storage());
     check_request(data, &config, &out);
     if out.result.as_ref().is_ok_and(|s| s.is_complete()) {
@@ -611,6 +625,10 @@ pub fn parse_response(data: &[u8]) {
         });
     }
     let config = knobs.config();
+    let once = |buf: &[u8]| response_once(buf, &config, STORAGE);
+    check_incremental(data, &config, &once, &|p, b, h, f| {
+        p.parse_response(b, h, f)
+    });
     let out = response_once(data, &config, knobs.storage());
     check_response(data, &config, &out);
     if out.result.as_ref().is_ok_and(|s| s.is_complete()) {

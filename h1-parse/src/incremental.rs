@@ -65,11 +65,17 @@ pub struct HeadParser {
     seen: usize,
     /// Bytes looked at since the last reset.
     examined: usize,
-    /// Whether the unfinished last line was already checked for its limit.
-    long_line_checked: bool,
+    /// Where the unfinished line that was last found at a limit starts: a
+    /// parse was run for it, so it is not run again for the same line
+    /// (which keeps the calls O(n)), but a line that starts anywhere else
+    /// is looked at afresh.
+    limit_checked_at: Option<usize>,
     /// Whether the unfinished request line was already checked for a byte
     /// no method holds.
     method_checked: bool,
+    /// Whether the unfinished request line's target was seen to end within
+    /// its limit.
+    target_checked: bool,
 }
 
 /// What a call does with the bytes it got.
@@ -90,8 +96,9 @@ impl HeadParser {
             response: Progress::NONE,
             seen: 0,
             examined: 0,
-            long_line_checked: false,
+            limit_checked_at: None,
             method_checked: false,
+            target_checked: false,
         }
     }
 
@@ -206,8 +213,9 @@ impl HeadParser {
         self.request = Progress::NONE;
         self.response = Progress::NONE;
         self.seen = 0;
-        self.long_line_checked = false;
+        self.limit_checked_at = None;
         self.method_checked = false;
+        self.target_checked = false;
     }
 
     /// Whether this call parses: always on the first call for a head (the
@@ -275,27 +283,54 @@ impl HeadParser {
     fn at_limit(&mut self, request: bool, buf: &[u8], from: usize, start_line: bool) -> bool {
         let tail = buf.get(from..).unwrap_or_default();
         let bare_cr = tail.len() >= 2 && tail[0] == b'\r' && tail[1] != b'\n';
-        let long = tail.len() > self.config.max_field_line_len && !self.long_line_checked;
+        // A final CR or CRLF may end the line (or, with obs-fold, wait for
+        // the next byte to tell): not counted, as the one-shot parser does
+        // not, so a line exactly at the limit is not taken for a longer one.
+        let line = tail
+            .strip_suffix(b"\r\n")
+            .or_else(|| tail.strip_suffix(b"\r"))
+            .unwrap_or(tail);
+        let checked = self.limit_checked_at == Some(from);
+        let long = line.len() > self.config.max_field_line_len && !checked;
         let over = buf.len() > self.config.max_head_len;
         let at_limit = bare_cr || long || over || self.target_too_long(request, tail, start_line);
         let bad_method = !self.method_checked && not_a_method(request, tail, start_line);
-        self.long_line_checked |= at_limit;
+        if at_limit {
+            self.limit_checked_at = Some(from);
+        }
         self.method_checked |= bad_method;
         at_limit || bad_method
     }
 
     /// Whether the unfinished request line already holds a target over the
     /// limit: the method is a short token, so the target starts after the
-    /// first SP in the line's first bytes.
-    fn target_too_long(&self, request: bool, line: &[u8], start_line: bool) -> bool {
+    /// first SP in the line's first bytes, and it ends at the first SP,
+    /// HTAB, CR or LF. A target seen to end within the limit is not looked
+    /// at again, so the calls stay O(n).
+    fn target_too_long(&mut self, request: bool, line: &[u8], start_line: bool) -> bool {
         let max = self.config.max_target_len;
-        if !request || !start_line || line.len() <= max {
+        if !request || !start_line || self.target_checked || line.len() <= max {
             return false;
         }
-        match memchr::memchr(b' ', &line[..line.len().min(64)]) {
-            Some(sp) => line.len() - (sp + 1) > max,
-            None => false,
+        let Some(sp) = memchr::memchr(b' ', &line[..line.len().min(64)]) else {
+            return false;
+        };
+        let after = &line[sp + 1..];
+        // Leniently, more SP or HTAB before the target.
+        let start = after
+            .iter()
+            .take_while(|&&b| matches!(b, b' ' | b'\t'))
+            .count();
+        let target = &after[start..];
+        let within = target.iter().take(max + 1);
+        if within
+            .clone()
+            .any(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            self.target_checked = true;
+            return false;
         }
+        target.len() > max
     }
 }
 

@@ -337,3 +337,115 @@ fn a_folded_line_over_the_limit_is_the_limit_whatever_ends_it() {
     }
     assert_eq!(bytewise, whole);
 }
+
+#[test]
+fn a_field_line_is_refused_at_the_limit_whatever_lines_came_before() {
+    // An earlier unfinished line that was looked at for its limit and found
+    // within it must not spare a later line that passes the limit before
+    // its end arrives: the one-shot parser refuses that prefix, and so must
+    // the parser fed in pieces.
+    let small = config(|c| c.max_field_line_len = 16);
+    let fold = config(|c| {
+        c.max_field_line_len = 16;
+        c.allow_obs_fold = true;
+    });
+    let long = b"X: 0123456789abcdefgh"; // 21 bytes, no line end yet
+    let cases: [(&[u8], &h1_parse::Config); 3] = [
+        // A request line longer than the field line limit (its own limit
+        // is the target's).
+        (b"GET /0123456789abcdefghij HTTP/1.1\r\nHost: a\r\n", &small),
+        // A field line exactly at the limit, a read ending after its CR.
+        (b"GET / HTTP/1.1\r\nHost: 0123456789\r\n", &small),
+        // A field line waiting for the next byte to know if it folds.
+        (b"GET / HTTP/1.1\r\nHost: a\r\nY: b\r\n", &fold),
+    ];
+    for (before, c) in cases {
+        let buf = [before, &long[..]].concat();
+        let e = error_with(&buf, c);
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (K::FieldLineTooLong, before.len()),
+            "{}",
+            show(&buf)
+        );
+        for step in [1, 2, 3, 5, 7] {
+            assert_eq!(
+                feed(&buf, c, step),
+                Err(K::FieldLineTooLong),
+                "step {step}: {}",
+                show(&buf)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_line_at_the_limit_is_judged_again_when_it_goes_on() {
+    // A field line exactly at the limit whose CR (or, with obs-fold, CRLF)
+    // has arrived is still valid; what comes next decides, and the parser
+    // fed in pieces must give that verdict when it arrives, not wait for a
+    // line end that may never come.
+    let small = config(|c| c.max_field_line_len = 16);
+    let fold = config(|c| {
+        c.max_field_line_len = 16;
+        c.allow_obs_fold = true;
+    });
+    let start = b"GET / HTTP/1.1\r\nHost: a\r\n";
+    let at_limit = b"X: 0123456789abc"; // 16 bytes
+    let cases: [(&[u8], &h1_parse::Config, K); 3] = [
+        (b"\rx", &small, K::BareCr),
+        (b"\rx", &fold, K::BareCr),
+        // The fold's CRLF counts: the folded line is over the limit.
+        (b"\r\n y", &fold, K::FieldLineTooLong),
+    ];
+    for (after, c, kind) in cases {
+        let buf = [&start[..], at_limit, after].concat();
+        assert_eq!(error_with(&buf, c).kind(), kind, "{}", show(&buf));
+        // The line at the limit, up to its CR or CRLF: valid so far.
+        let line_end = after.iter().take_while(|&&b| b == b'\r' || b == b'\n');
+        let so_far = &buf[..start.len() + at_limit.len() + line_end.count()];
+        assert_eq!(request_with(so_far, c).0, Ok(Status::Partial));
+        for step in [1, 2, 3] {
+            assert_eq!(
+                feed(&buf, c, step),
+                Err(kind),
+                "step {step}: {}",
+                show(&buf)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_status_line_is_held_to_the_limit_before_its_code_is_complete() {
+    // A status line already longer than the limit is refused whatever
+    // comes, even before its status code is whole: the parser fed in
+    // pieces looks at an over-long line once, and must get the verdict
+    // then.
+    let small = config(|c| c.max_field_line_len = 10);
+    let line = b"HTTP/1.1 200 OK\r\n\r\n";
+    for n in 11..line.len() {
+        let (r, _) = response_with(&line[..n], &small);
+        assert_eq!(
+            r.map(|s| s.is_complete())
+                .map_err(|e| (e.kind(), e.offset())),
+            Err((K::FieldLineTooLong, 0)),
+            "{}",
+            show(&line[..n])
+        );
+    }
+    assert_eq!(response_with(&line[..10], &small).0, Ok(Status::Partial));
+    let mut p = HeadParser::new(small);
+    let mut storage = [Entry::EMPTY; 8];
+    let mut got = Ok(false);
+    for n in 1..=13 {
+        got = p
+            .response(&line[..n], &mut storage)
+            .map(|s| s.is_complete());
+        if got.is_err() {
+            assert_eq!(n, 11);
+            break;
+        }
+    }
+    assert_eq!(got.map_err(|e| e.kind()), Err(K::FieldLineTooLong));
+}

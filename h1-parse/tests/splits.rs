@@ -1119,6 +1119,35 @@ fn head_parser_is_linear_over_a_field_of_many_folded_lines() {
     );
 }
 
+#[test]
+fn head_parser_is_linear_over_a_request_line_longer_than_the_target_limit() {
+    // A short target followed by a long run of spaces (leniently allowed):
+    // the line is over the target limit but its target is not, and the
+    // target, once seen to end, must not send every call back to the
+    // start of the line.
+    let lenient = config(|c| {
+        c.allow_multiple_spaces_in_request_line = true;
+        c.max_target_len = 8;
+    });
+    let mut head = b"GET /abc".to_vec();
+    head.resize(head.len() + 4000, b' ');
+    head.extend_from_slice(b"HTTP/1.1\r\nHost: a\r\n\r\n");
+    let mut p = HeadParser::new(lenient);
+    let mut storage = [Entry::EMPTY; STORAGE];
+    for n in 1..head.len() {
+        assert_eq!(p.request(&head[..n], &mut storage), Ok(Status::Partial));
+    }
+    let h = p.request(&head, &mut storage).unwrap().complete().unwrap();
+    assert_eq!(h.target.slice(&head), b"/abc");
+    let calls = head.len();
+    assert!(
+        p.examined() <= 3 * head.len() + 2 * calls,
+        "examined {} for a {}-byte head in {calls} calls",
+        p.examined(),
+        head.len()
+    );
+}
+
 /// `parse_request` itself on a pipelined buffer parses the first head only.
 #[test]
 fn one_shot_stops_at_the_first_head() {

@@ -411,7 +411,11 @@ pub(super) fn status_line<C: Classify>(
 ) -> Result<Status<StatusLine>> {
     let (version, status, reason_start) = match usual_status_start(buf) {
         Some(start) => start,
-        None => ready!(status_start(buf)?),
+        None => match status_start(buf)? {
+            Status::Complete(start) => start,
+            // Too short for a status code yet may already be too long.
+            Status::Partial => return partial_line(buf, 0, config.max_field_line_len),
+        },
     };
     let reason_end = find(c, buf, reason_start, Stop::Value);
     if buf.get(reason_end..reason_end + 2) == Some(b"\r\n")
