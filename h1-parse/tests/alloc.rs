@@ -7,6 +7,7 @@
 //! The allocator is `counting-alloc`, shared by the workspace's allocation
 //! tests.
 
+#[path = "parse/common/mod.rs"]
 mod common;
 
 use common::HeadValue;

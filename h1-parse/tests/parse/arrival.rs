@@ -4,11 +4,9 @@
 //! arrives, and a line or head over its limit is refused as such whatever
 //! ends it.
 
-mod common;
+use crate::common::HeadValue;
 
-use common::HeadValue;
-
-use common::*;
+use crate::common::*;
 use h1_headers::Entry;
 use h1_parse::{ErrorKind as K, HeadParser, Status};
 
@@ -285,7 +283,8 @@ fn leading_empty_lines_and_the_head_limit_give_one_verdict() {
             });
             for input in inputs {
                 let mut storage = [Entry::EMPTY; STORAGE];
-                let whole = common::parse_request(input, &mut storage, &c).map(|s| s.is_complete());
+                let whole =
+                    crate::common::parse_request(input, &mut storage, &c).map(|s| s.is_complete());
                 let mut parser = HeadParser::new(c.clone());
                 let mut bytewise = Ok(false);
                 for n in 1..=input.len() {
@@ -323,7 +322,7 @@ fn a_folded_line_over_the_limit_is_the_limit_whatever_ends_it() {
     });
     let head = b"GET / HTTP/1.1\r\nHost: a\r\nX-Long: 0123456789\r\n abcdefghijklmnopqrstuvwxyz\r;\r\n\r\n";
     let mut storage = [Entry::EMPTY; STORAGE];
-    let whole = common::parse_request(head, &mut storage, &c).map(|s| s.is_complete());
+    let whole = crate::common::parse_request(head, &mut storage, &c).map(|s| s.is_complete());
     assert_eq!(whole.unwrap_err().kind(), K::FieldLineTooLong);
     let mut parser = HeadParser::new(c.clone());
     let mut bytewise = Ok(false);

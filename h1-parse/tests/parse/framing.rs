@@ -1,12 +1,8 @@
 //! The framing facts a request head records (`RequestHead::framing`):
 //! Content-Length, Transfer-Encoding, Connection tokens, Host, Expect and
 //! Upgrade, with the strict refusals of DESIGN.md.
-#![forbid(unsafe_code)]
-
-mod common;
-
-use common::HeadValue;
-use common::*;
+use crate::common::HeadValue;
+use crate::common::*;
 use h1_parse::{ErrorKind as K, Expect, FieldFacts, Status, TransferEncoding};
 
 #[track_caller]

@@ -12,17 +12,13 @@
 //! that a broken classifier cannot silently shrink the coverage.
 //!
 //! Every mismatch is collected and printed in one list before the test fails.
-#![forbid(unsafe_code)]
-
 use std::fmt::{self, Write as _};
 
 use h1_headers::Entry;
 use h1_parse::{Config, Error, HeadParser, RequestHead, Status, TransferEncoding};
 use serde_json::Value;
 
-mod common;
-
-use common::{parse_request, HeadValue};
+use crate::common::{parse_request, HeadValue};
 
 /// The repository's copy of the shared vectors (this test is left out of the
 /// crate's package).

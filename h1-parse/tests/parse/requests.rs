@@ -1,13 +1,9 @@
 //! The request line through the public API: methods, the single-SP rule,
 //! request-target bytes and forms, versions, skipped empty lines, bare CR and
 //! LF at every position, the target limit, and error offsets.
-#![forbid(unsafe_code)]
+use crate::common::HeadValue;
 
-mod common;
-
-use common::HeadValue;
-
-use common::*;
+use crate::common::*;
 use h1_parse::{ErrorKind as K, Method, Status, TargetForm, Version};
 
 // ---------------------------------------------------------------------------

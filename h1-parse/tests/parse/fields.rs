@@ -2,13 +2,9 @@
 //! names and values, whitespace before the colon, obs-fold, missing colons,
 //! the field, line and head limits (one-shot and with `HeadParser`), and the
 //! three leniencies.
-#![forbid(unsafe_code)]
+use crate::common::HeadValue;
 
-mod common;
-
-use common::HeadValue;
-
-use common::*;
+use crate::common::*;
 use h1_headers::{Entry, Span};
 use h1_parse::{unfold_in_place, Config, ErrorKind as K, HeadParser, Status};
 
@@ -315,15 +311,15 @@ fn storage_smaller_than_max_fields() {
     let cfg = Config::default();
     let mut storage = [Entry::EMPTY; 4];
     let buf = with_fields(4);
-    let r = common::parse_request(&buf, &mut storage, &cfg);
+    let r = crate::common::parse_request(&buf, &mut storage, &cfg);
     assert_eq!(r.map(|s| s.complete().map(|h| h.field_count)), Ok(Some(4)));
     let buf = with_fields(5);
-    let e = common::parse_request(&buf, &mut storage, &cfg).unwrap_err();
+    let e = crate::common::parse_request(&buf, &mut storage, &cfg).unwrap_err();
     assert_eq!(
         (e.kind(), e.offset(), e.status()),
         (K::TooManyFields, line_start(&buf, 4), 431)
     );
-    let e = common::parse_request(&with_fields(1), &mut [], &cfg).unwrap_err();
+    let e = crate::common::parse_request(&with_fields(1), &mut [], &cfg).unwrap_err();
     assert_eq!((e.kind(), e.offset()), (K::TooManyFields, 16));
     // HeadParser: same.
     let e = HeadParser::new(cfg)

@@ -1,10 +1,6 @@
 //! The reference inputs of `testdata/inputs/` through the public API. This
 //! file reads the repository, so it is left out of the crate's package.
-#![forbid(unsafe_code)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use h1_parse::Version;
 
 #[test]

@@ -10,14 +10,10 @@
 //!   truncations) keep the paths in agreement, keep complete heads'
 //!   spans inside `len <= input.len()`, and never panic;
 //! - `HeadParser` stays O(n) fed byte by byte.
-#![forbid(unsafe_code)]
+use crate::common::HeadValue;
 
-mod common;
-
-use common::HeadValue;
-
-use common::*;
-use common::{parse_request, parse_request_with_path};
+use crate::common::*;
+use crate::common::{parse_request, parse_request_with_path};
 use h1_headers::{Entry, Span};
 use h1_parse::scan::Path;
 use h1_parse::{parse_chunk_size, parse_trailers, Config, ErrorKind, HeadParser, Status};

@@ -2,13 +2,9 @@
 //! phrases with obs-text, a missing reason), field lines, framing facts of
 //! responses (Transfer-Encoding other than chunked is `NotChunked`), and the
 //! bodiless statuses, one-shot and with `HeadParser`.
-#![forbid(unsafe_code)]
+use crate::common::HeadValue;
 
-mod common;
-
-use common::HeadValue;
-
-use common::*;
+use crate::common::*;
 use h1_headers::Entry;
 use h1_parse::{ErrorKind as K, HeadParser, Status, TransferEncoding, Version};
 
@@ -132,14 +128,14 @@ fn line_endings_of_the_status_line() {
     let buf = b"HTTP/1.1 200 OK\nServer: x\n\n";
     let lf = config(|c| c.allow_bare_lf = true);
     let mut f = [Entry::EMPTY; 8];
-    let h = common::parse_response(buf, &mut f, &lf)
+    let h = crate::common::parse_response(buf, &mut f, &lf)
         .unwrap()
         .complete()
         .unwrap();
     assert_eq!(h.len, buf.len());
     assert_eq!(f[0].value.slice(buf), b"x");
     let buf = b"HTTP/1.1 204\nX: y\r\n\r\n";
-    let h = common::parse_response(buf, &mut f, &lf)
+    let h = crate::common::parse_response(buf, &mut f, &lf)
         .unwrap()
         .complete()
         .unwrap();
