@@ -501,8 +501,9 @@ type Step<T> = dyn Fn(&mut HeadParser, &[u8], &mut T, &mut [Entry]) -> Result<St
 ///   fields;
 /// - incremental `Err` ⇒ one-shot `Err`;
 /// - incremental `Partial` ⇒ one-shot `Partial` or `Err`, and not a field
-///   line or a head over its limit (`FieldLineTooLong`, `HeadTooLarge`):
-///   a line or head past its limit is refused when the bytes arrive.
+///   line, a target or a head over its limit (`FieldLineTooLong`,
+///   `TargetTooLong`, `HeadTooLarge`): what passes a limit is refused when
+///   the bytes arrive.
 ///
 /// It also checks the O(n) promise: the end-of-head search looks at no more
 /// than the bytes fed plus two per call.
@@ -541,7 +542,9 @@ fn check_incremental<T: Head>(
                 (Ok(Status::Partial), Err(e))
                     if matches!(
                         e.kind(),
-                        ErrorKind::FieldLineTooLong | ErrorKind::HeadTooLarge
+                        ErrorKind::FieldLineTooLong
+                            | ErrorKind::TargetTooLong
+                            | ErrorKind::HeadTooLarge
                     ) =>
                 {
                     panic!("incremental waits on what one-shot refuses as {e:?} ({at}, {config:?})")

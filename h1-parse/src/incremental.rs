@@ -70,12 +70,25 @@ pub struct HeadParser {
     /// (which keeps the calls O(n)), but a line that starts anywhere else
     /// is looked at afresh.
     limit_checked_at: Option<usize>,
-    /// Whether the unfinished request line was already checked for a byte
-    /// no method holds.
-    method_checked: bool,
-    /// Whether the unfinished request line's target was seen to end within
-    /// its limit.
-    target_checked: bool,
+    /// How far the unfinished request line's target has been looked at.
+    target: TargetWatch,
+}
+
+/// How far the search for the end of an unfinished request line's target
+/// has gone, so that each byte of it is looked at once however many calls
+/// the line takes. Positions are in the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TargetWatch {
+    /// Not looked at yet.
+    Idle,
+    /// The bytes from the line's start to `seen` are its method.
+    Method { seen: usize },
+    /// The bytes before `at` are the method and the SP or HTAB after it.
+    Before { at: usize },
+    /// The target starts at `start`; the bytes before `seen` are in it.
+    In { start: usize, seen: usize },
+    /// The target ended within its limit: nothing more to check.
+    Ended,
 }
 
 /// What a call does with the bytes it got.
@@ -97,8 +110,7 @@ impl HeadParser {
             seen: 0,
             examined: 0,
             limit_checked_at: None,
-            method_checked: false,
-            target_checked: false,
+            target: TargetWatch::Idle,
         }
     }
 
@@ -114,9 +126,11 @@ impl HeadParser {
     }
 
     /// How many bytes the calls since the last reset have looked at: the
-    /// new bytes searched for a line end, and the bytes the walk went over
+    /// new bytes searched for a line end, the bytes the walk went over
     /// (each byte at most twice: once while its line was unfinished, once
-    /// complete). The cost the O(n) guarantee bounds.
+    /// complete), and, in a request line longer than the target limit
+    /// before its end arrived, the bytes searched for the target's end
+    /// (each once). The cost the O(n) guarantee bounds.
     pub fn examined(&self) -> usize {
         self.examined
     }
@@ -214,8 +228,7 @@ impl HeadParser {
         self.response = Progress::NONE;
         self.seen = 0;
         self.limit_checked_at = None;
-        self.method_checked = false;
-        self.target_checked = false;
+        self.target = TargetWatch::Idle;
     }
 
     /// Whether this call parses: always on the first call for a head (the
@@ -235,7 +248,14 @@ impl HeadParser {
         // Only new bytes can hold a new LF.
         let new = seen.max(from).min(buf.len());
         self.examined += buf.len() - new;
-        if self.line_may_have_ended(buf, new) || self.at_limit(request, buf, from, start_line) {
+        if self.line_may_have_ended(buf, new) {
+            // The unfinished line may now start elsewhere (after an empty
+            // line before the request line): its watch starts again.
+            self.target = TargetWatch::Idle;
+            self.examined += buf.len() - from.min(buf.len());
+            return Run::Parse;
+        }
+        if self.at_limit(request, buf, from, start_line) {
             self.examined += buf.len() - from.min(buf.len());
             return Run::Parse;
         }
@@ -278,8 +298,9 @@ impl HeadParser {
     /// Whether the unfinished line at `from` already decides the head: a CR
     /// that starts it not followed by LF (it can only be the empty line's),
     /// a line over its limit, a request line whose target or first bytes
-    /// cannot be valid, or a buffer over the head limit. Each is looked at
-    /// once per line, so the calls stay O(n).
+    /// cannot be valid, or a buffer over the head limit. A line over its
+    /// limit is parsed once, a target is searched once, and the other
+    /// checks look at a few bytes, so the calls stay O(n).
     fn at_limit(&mut self, request: bool, buf: &[u8], from: usize, start_line: bool) -> bool {
         let tail = buf.get(from..).unwrap_or_default();
         let bare_cr = tail.len() >= 2 && tail[0] == b'\r' && tail[1] != b'\n';
@@ -293,60 +314,88 @@ impl HeadParser {
         let checked = self.limit_checked_at == Some(from);
         let long = line.len() > self.config.max_field_line_len && !checked;
         let over = buf.len() > self.config.max_head_len;
-        let at_limit = bare_cr || long || over || self.target_too_long(request, tail, start_line);
-        let bad_method = !self.method_checked && not_a_method(request, tail, start_line);
+        let request_line = request && start_line;
+        let at_limit = bare_cr || long || over || (request_line && self.target_too_long(buf, from));
         if at_limit {
             self.limit_checked_at = Some(from);
         }
-        self.method_checked |= bad_method;
-        at_limit || bad_method
+        // At most 32 bytes a call; once it holds, the parse it asks for
+        // fails on the method and ends the head.
+        at_limit || (request_line && self.not_a_method(tail))
     }
 
-    /// Whether the unfinished request line already holds a target over the
-    /// limit: the method is a short token, so the target starts after the
-    /// first SP in the line's first bytes, and it ends at the first SP,
-    /// HTAB, CR or LF. A target seen to end within the limit is not looked
-    /// at again, so the calls stay O(n).
-    fn target_too_long(&mut self, request: bool, line: &[u8], start_line: bool) -> bool {
+    /// Whether the unfinished request line at `from` already holds a target
+    /// over the limit. The target starts after the method's end (SP, or
+    /// leniently HTAB) and any more SP or HTAB (only leniently valid), and
+    /// it ends at the first SP, HTAB, CR or LF. The search goes on where
+    /// the last call left it, so each byte is looked at once.
+    fn target_too_long(&mut self, buf: &[u8], from: usize) -> bool {
         let max = self.config.max_target_len;
-        if !request || !start_line || self.target_checked || line.len() <= max {
+        if buf.len().saturating_sub(from) <= max {
             return false;
         }
-        let Some(sp) = memchr::memchr(b' ', &line[..line.len().min(64)]) else {
-            return false;
-        };
-        let after = &line[sp + 1..];
-        // Leniently, more SP or HTAB before the target.
-        let start = after
-            .iter()
-            .take_while(|&&b| matches!(b, b' ' | b'\t'))
-            .count();
-        let target = &after[start..];
-        let within = target.iter().take(max + 1);
-        if within
-            .clone()
-            .any(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-        {
-            self.target_checked = true;
-            return false;
+        let is_ws = |b: &u8| matches!(b, b' ' | b'\t');
+        loop {
+            self.target = match self.target {
+                TargetWatch::Ended => return false,
+                TargetWatch::Idle => TargetWatch::Method { seen: from },
+                TargetWatch::Method { seen } => {
+                    let rest = buf.get(seen..).unwrap_or_default();
+                    let end = rest.iter().position(|&b| self.ends_method(b));
+                    self.examined += end.map_or(rest.len(), |n| n + 1);
+                    let Some(n) = end else {
+                        self.target = TargetWatch::Method { seen: buf.len() };
+                        return false;
+                    };
+                    TargetWatch::Before { at: seen + n + 1 }
+                }
+                TargetWatch::Before { at } => {
+                    let rest = buf.get(at..).unwrap_or_default();
+                    let n = rest.iter().take_while(|b| is_ws(b)).count();
+                    self.examined += n;
+                    if at + n >= buf.len() {
+                        self.target = TargetWatch::Before { at: at + n };
+                        return false;
+                    }
+                    TargetWatch::In {
+                        start: at + n,
+                        seen: at + n,
+                    }
+                }
+                TargetWatch::In { start, seen } => {
+                    // One byte past the limit is enough to tell.
+                    let end = buf.len().min(start + max + 1);
+                    let more = buf.get(seen..end).unwrap_or_default();
+                    self.examined += more.len();
+                    if more
+                        .iter()
+                        .any(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                    {
+                        self.target = TargetWatch::Ended;
+                        return false;
+                    }
+                    self.target = TargetWatch::In { start, seen: end };
+                    return end - start > max;
+                }
+            }
         }
-        target.len() > max
     }
-}
 
-/// Whether the unfinished request line already starts with a byte that no
-/// method holds, before its first SP (binary junk, or a TLS handshake sent
-/// to a plain-text port): refused now rather than when a line end or the
-/// line limit arrives, which may be never. CR is left to the line end (it
-/// may start the CRLF of an empty line). Looks at no more than the first 32
-/// bytes, and the parser asks it until it is true once (the parse it
-/// triggers then fails on the method), so the search stays O(n).
-fn not_a_method(request: bool, line: &[u8], start_line: bool) -> bool {
-    request
-        && start_line
-        && line
-            .iter()
+    /// Whether `b` ends a method: SP, or leniently HTAB.
+    fn ends_method(&self, b: u8) -> bool {
+        b == b' ' || (b == b'\t' && self.config.allow_multiple_spaces_in_request_line)
+    }
+
+    /// Whether the unfinished request line already starts with a byte that
+    /// no method holds, before the method's end (binary junk, or a TLS
+    /// handshake sent to a plain-text port): refused now rather than when a
+    /// line end or the line limit arrives, which may be never. CR is left to
+    /// the line end (it may start the CRLF of an empty line). Looks at no
+    /// more than the first 32 bytes.
+    fn not_a_method(&self, line: &[u8]) -> bool {
+        line.iter()
             .take(32)
-            .take_while(|&&b| b != b' ')
+            .take_while(|&&b| !self.ends_method(b))
             .any(|&b| b != b'\r' && !is_tchar(b))
+    }
 }

@@ -448,3 +448,121 @@ fn a_status_line_is_held_to_the_limit_before_its_code_is_complete() {
     }
     assert_eq!(got.map_err(|e| e.kind()), Err(K::FieldLineTooLong));
 }
+
+#[test]
+fn head_parser_keeps_its_config() {
+    let c = config(|c| c.max_target_len = 8);
+    assert_eq!(HeadParser::new(c.clone()).config(), &c);
+}
+
+#[test]
+fn reset_forgets_an_unfinished_head() {
+    let mut p = HeadParser::new(Default::default());
+    let mut storage = [Entry::EMPTY; 8];
+    let first = b"GET /a HTTP/1.1\r\nHost: a\r\n";
+    assert_eq!(p.request(first, &mut storage), Ok(Status::Partial));
+    p.reset();
+    // Longer than the first: without the reset, taken for its next bytes.
+    let second = b"POST /bb HTTP/1.1\r\nHost: b\r\n\r\n";
+    let h = p.request(second, &mut storage).unwrap().complete().unwrap();
+    assert_eq!(h.target.slice(second), b"/bb");
+    assert_eq!((h.len, h.field_count), (second.len(), 1));
+}
+
+#[test]
+fn a_shorter_buffer_after_an_unfinished_head_is_a_new_message() {
+    let mut p = HeadParser::new(Default::default());
+    let mut storage = [Entry::EMPTY; 8];
+    let first = b"GET /first HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n";
+    assert_eq!(p.request(first, &mut storage), Ok(Status::Partial));
+    let second = b"GET /2 HTTP/1.1\r\nHost: a\r\n\r\n";
+    assert!(second.len() < first.len());
+    let h = p.request(second, &mut storage).unwrap().complete().unwrap();
+    assert_eq!(h.target.slice(second), b"/2");
+    assert_eq!(h.len, second.len());
+    // Each walked once, from its start.
+    assert_eq!(p.examined(), first.len() + second.len());
+}
+
+#[test]
+fn a_field_line_is_held_to_its_own_limit_not_the_targets() {
+    // A field line longer than the target limit is no target: it waits for
+    // its own limit, and is refused when it passes it.
+    let c = config(|c| {
+        c.max_target_len = 8;
+        c.max_field_line_len = 32;
+    });
+    let mut buf = b"GET / HTTP/1.1\r\nX: ".to_vec();
+    buf.resize(buf.len() + 12, b'a');
+    let mut p = HeadParser::new(c.clone());
+    let mut storage = [Entry::EMPTY; 8];
+    let mut verdict = Ok(false);
+    while buf.len() < 60 {
+        verdict = p.request(&buf, &mut storage).map(|s| s.is_complete());
+        let line = buf.len() - 16;
+        if line <= 32 {
+            assert_eq!(verdict, Ok(false), "{}", show(&buf));
+        }
+        if verdict.is_err() {
+            break;
+        }
+        buf.extend_from_slice(b"aaa");
+    }
+    assert_eq!(verdict.map_err(|e| e.kind()), Err(K::FieldLineTooLong));
+    assert_eq!(error_with(&buf, &c).kind(), K::FieldLineTooLong);
+}
+
+#[test]
+fn a_target_is_held_to_its_limit_whatever_comes_before_it() {
+    // The target's limit holds as the target arrives, as the one-shot
+    // parser holds it: after a long method, and leniently after an HTAB or
+    // a run of SP and HTAB.
+    let strict = config(|c| c.max_target_len = 8);
+    let spaces = config(|c| {
+        c.allow_multiple_spaces_in_request_line = true;
+        c.max_target_len = 8;
+    });
+    let long_method = [&[b'M'; 100][..], b" "].concat();
+    let cases: [(&[u8], &h1_parse::Config); 4] = [
+        (&long_method, &strict),
+        (b"GET\t", &spaces),
+        (b"GET \t", &spaces),
+        (b"GET\t \t", &spaces),
+    ];
+    for (before, c) in cases {
+        let buf = [before, b"/abcdefghijkl"].concat();
+        let e = error_with(&buf, c);
+        assert_eq!((e.kind(), e.offset()), (K::TargetTooLong, before.len()));
+        for step in [1, 2, 5] {
+            assert_eq!(
+                feed(&buf, c, step),
+                Err(K::TargetTooLong),
+                "step {step}: {}",
+                show(&buf)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_head_is_refused_at_the_byte_past_its_limit_within_a_short_line() {
+    // With a head limit below the line limit, an unfinished line that is
+    // short for its own limit still takes the head past its limit: the
+    // parser fed a byte at a time refuses it at that byte, not at the
+    // line's end, and a buffer exactly at the limit is not parsed again.
+    let small_head = config(|c| c.max_head_len = 32);
+    let buf = b"GET / HTTP/1.1\r\nHost: a\r\nX: 0123456789abcdef";
+    let mut storage = [Entry::EMPTY; STORAGE];
+    let mut p = HeadParser::new(small_head.clone());
+    for n in 1..=32 {
+        let r = p.request(&buf[..n], &mut storage);
+        assert_eq!(r, Ok(Status::Partial), "at {n}");
+    }
+    // Each byte searched for a line end once, each finished line walked
+    // once: "GET / HTTP/1.1\r\n" (16) and "Host: a\r\n" (9).
+    assert_eq!(p.examined(), 32 + 16 + 9);
+    let e = p.request(&buf[..33], &mut storage).unwrap_err();
+    assert_eq!(e.kind(), K::HeadTooLarge);
+    let whole = crate::common::parse_request(&buf[..33], &mut storage, &small_head);
+    assert_eq!(whole.unwrap_err().kind(), K::HeadTooLarge);
+}

@@ -8,6 +8,7 @@
 mod common;
 
 mod arrival;
+mod cost;
 mod fields;
 mod framing;
 mod requests;
