@@ -49,10 +49,7 @@ pub(super) trait FieldSink {
     /// The same as [`FieldSink::field`] for a line it can take without a
     /// call and without error: `true` when it did, `false` (having changed
     /// nothing) when [`FieldSink::field`] must see the line.
-    #[inline(always)]
-    fn field_inline<C: Classify>(&mut self, _c: C, _buf: &[u8], _line: Line) -> bool {
-        false
-    }
+    fn field_inline<C: Classify>(&mut self, c: C, buf: &[u8], line: Line) -> bool;
 }
 
 /// Trailer fields carry no framing facts.

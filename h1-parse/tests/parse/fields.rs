@@ -254,6 +254,11 @@ fn missing_colon_and_empty_name() {
     assert_error(&buf, K::InvalidFieldName, find(&buf, b": value"));
     let buf = get_with(b":\r\n");
     assert_error(&buf, K::InvalidFieldName, find(&buf, b":\r\n"));
+    // The colon the only byte up to the end of its 64-byte block that may
+    // not be in a name: the walk must still see the name as empty.
+    let buf = get_with(&[&b":"[..], &[b'a'; 100], b"\r\n"].concat());
+    assert_eq!(find(&buf, b":a") % 64, 25);
+    assert_error(&buf, K::InvalidFieldName, find(&buf, b":a"));
 }
 
 // ---------------------------------------------------------------------------
