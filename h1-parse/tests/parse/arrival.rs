@@ -27,6 +27,19 @@ fn feed(buf: &[u8], config: &h1_parse::Config, step: usize) -> Result<Status<usi
     }
 }
 
+/// Fed `step` bytes at a time, for each of `steps`, `buf` is refused with
+/// `kind`.
+fn assert_fed_refused(buf: &[u8], config: &h1_parse::Config, kind: K, steps: &[usize]) {
+    for &step in steps {
+        assert_eq!(
+            feed(buf, config, step),
+            Err(kind),
+            "step {step}: {}",
+            show(buf)
+        );
+    }
+}
+
 #[test]
 fn empty_lines_before_the_request_line_count_against_the_head_limit() {
     let mut buf = b"\r\n".repeat(40_000);
@@ -108,14 +121,7 @@ fn an_over_long_field_line_is_refused_whatever_ends_it() {
             "{}",
             show(&buf)
         );
-        for step in [1, 7, buf.len()] {
-            assert_eq!(
-                feed(&buf, &small, step),
-                Err(K::FieldLineTooLong),
-                "step {step}: {}",
-                show(&buf)
-            );
-        }
+        assert_fed_refused(&buf, &small, K::FieldLineTooLong, &[1, 7, buf.len()]);
     }
 }
 
@@ -146,13 +152,7 @@ fn a_bare_cr_starting_the_unfinished_line_is_refused_when_it_arrives() {
     // The head can never end (no CRLF CRLF), so HeadParser must not wait.
     let buf = b"GET / HTTP/1.1\r\nHost: a\r\n\rx";
     assert_eq!(error(buf).kind(), K::BareCr);
-    for step in [1, 5, buf.len()] {
-        assert_eq!(
-            feed(buf, &Default::default(), step),
-            Err(K::BareCr),
-            "step {step}"
-        );
-    }
+    assert_fed_refused(buf, &Default::default(), K::BareCr, &[1, 5, buf.len()]);
 }
 
 #[test]
@@ -171,13 +171,7 @@ fn a_request_line_that_starts_with_no_method_is_refused_when_it_arrives() {
         (b"GET\t/ HTTP/1.1", K::InvalidRequestLine, 3),
     ] {
         assert_eq!((error(buf).kind(), error(buf).offset()), (kind, at));
-        for step in [1, 3, buf.len()] {
-            assert_eq!(
-                feed(buf, &Default::default(), step),
-                Err(kind),
-                "{buf:?} step {step}"
-            );
-        }
+        assert_fed_refused(buf, &Default::default(), kind, &[1, 3, buf.len()]);
         let mut p = HeadParser::new(Default::default());
         let mut fields = [Entry::EMPTY; 4];
         assert_eq!(p.request(buf, &mut fields).unwrap_err().offset(), at);
@@ -367,14 +361,7 @@ fn a_field_line_is_refused_at_the_limit_whatever_lines_came_before() {
             "{}",
             show(&buf)
         );
-        for step in [1, 2, 3, 5, 7] {
-            assert_eq!(
-                feed(&buf, c, step),
-                Err(K::FieldLineTooLong),
-                "step {step}: {}",
-                show(&buf)
-            );
-        }
+        assert_fed_refused(&buf, c, K::FieldLineTooLong, &[1, 2, 3, 5, 7]);
     }
 }
 
@@ -404,14 +391,7 @@ fn a_line_at_the_limit_is_judged_again_when_it_goes_on() {
         let line_end = after.iter().take_while(|&&b| b == b'\r' || b == b'\n');
         let so_far = &buf[..start.len() + at_limit.len() + line_end.count()];
         assert_eq!(request_with(so_far, c).0, Ok(Status::Partial));
-        for step in [1, 2, 3] {
-            assert_eq!(
-                feed(&buf, c, step),
-                Err(kind),
-                "step {step}: {}",
-                show(&buf)
-            );
-        }
+        assert_fed_refused(&buf, c, kind, &[1, 2, 3]);
     }
 }
 
@@ -533,14 +513,7 @@ fn a_target_is_held_to_its_limit_whatever_comes_before_it() {
         let buf = [before, b"/abcdefghijkl"].concat();
         let e = error_with(&buf, c);
         assert_eq!((e.kind(), e.offset()), (K::TargetTooLong, before.len()));
-        for step in [1, 2, 5] {
-            assert_eq!(
-                feed(&buf, c, step),
-                Err(K::TargetTooLong),
-                "step {step}: {}",
-                show(&buf)
-            );
-        }
+        assert_fed_refused(&buf, c, K::TargetTooLong, &[1, 2, 5]);
     }
 }
 

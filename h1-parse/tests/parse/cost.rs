@@ -12,15 +12,22 @@ use h1_parse::{Config, HeadParser, Status};
 /// Feeds `head` to `p` one byte at a time, as a request or a response;
 /// panics unless it completes exactly at its last byte.
 fn feed_bytes(p: &mut HeadParser, head: &[u8], request: bool) {
+    feed_prefix(p, &head[..head.len() - 1], request);
+    assert_eq!(
+        call(p, head, request),
+        Ok(true),
+        "at the end of {}",
+        show(head)
+    );
+}
+
+/// One call of `p` on `buf`: whether the head is complete.
+fn call(p: &mut HeadParser, buf: &[u8], request: bool) -> Result<bool, h1_parse::Error> {
     let mut storage = [Entry::EMPTY; 16];
-    for n in 1..=head.len() {
-        let r = if request {
-            p.request(&head[..n], &mut storage).map(|s| s.is_complete())
-        } else {
-            p.response(&head[..n], &mut storage)
-                .map(|s| s.is_complete())
-        };
-        assert_eq!(r, Ok(n == head.len()), "at {n} of {}", show(head));
+    if request {
+        p.request(buf, &mut storage).map(|s| s.is_complete())
+    } else {
+        p.response(buf, &mut storage).map(|s| s.is_complete())
     }
 }
 
@@ -153,13 +160,8 @@ fn at_eof_the_unfinished_line_is_walked_once_more() {
 
 /// Feeds `buf`, an unfinished head, one byte at a time.
 fn feed_prefix(p: &mut HeadParser, buf: &[u8], request: bool) {
-    let mut storage = [Entry::EMPTY; 4];
     for n in 1..=buf.len() {
-        let r = if request {
-            p.request(&buf[..n], &mut storage).map(|s| s.is_complete())
-        } else {
-            p.response(&buf[..n], &mut storage).map(|s| s.is_complete())
-        };
+        let r = call(p, &buf[..n], request);
         assert_eq!(r, Ok(false), "at {n} of {}", show(buf));
     }
 }
