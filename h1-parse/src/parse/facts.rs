@@ -836,9 +836,13 @@ fn valid_ipv4(s: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
     use std::format;
     use std::string::String;
+    use std::string::ToString;
+    use std::vec;
+    use std::vec::Vec;
 
     use crate::scan::{Kernel, Path};
 

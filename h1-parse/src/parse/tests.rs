@@ -1,1 +1,198 @@
-//! Unit tests of the head parsers.
+//! Unit tests of the head parsers: what no verdict shows, so the public API
+//! (the integration tests in `tests/`) cannot pin it.
+
+extern crate std;
+use std::vec::Vec;
+
+use h1_headers::Entry;
+
+use super::fields::unusual_lines;
+use super::{parse_request_with_path, small, ResponseKernel};
+use crate::head::{RequestHead, ResponseHead, Status};
+use crate::scan::{Classify, Kernel, Path};
+use crate::Config;
+
+/// Every scanner path this machine runs.
+fn paths() -> impl Iterator<Item = Path> {
+    Path::ALL.into_iter().filter(|p| p.is_available())
+}
+
+/// A name or value of `len` bytes that needs no trimming.
+fn text(len: usize, first: u8) -> Vec<u8> {
+    (0..len).map(|i| first + (i % 26) as u8).collect()
+}
+
+/// Field lines of the usual shape around a line whose name and value have
+/// the lengths given: name and value of many lengths put every line end,
+/// colon and value start at every offset of a block, in the first block,
+/// in later ones and in the buffer's last, partial one.
+fn usual_lines(name_len: usize, value_len: usize) -> Vec<u8> {
+    [
+        &b"Host: example.com\r\n"[..],
+        &text(name_len, b'a'),
+        // An empty value after ": " would need trimming.
+        if value_len == 0 { b":" } else { b": " },
+        &text(value_len, b'A'),
+        b"\r\nAccept:*/*\r\nX-Empty:\r\nX-Obs: \x80\xff\r\nX-Tab: a\tb\r\n\r\n",
+    ]
+    .concat()
+}
+
+/// Parses `buf` on path `p`, as a request or a response, and asserts
+/// that it is complete and that the walk's call-free loop took every line.
+fn assert_loop_takes_every_line(p: Path, is_request: bool, buf: &[u8], config: &Config) {
+    let mut fields = [Entry::EMPTY; 16];
+    let before = unusual_lines::so_far();
+    let status = if is_request {
+        let mut head = RequestHead::EMPTY;
+        parse_request_with_path(p, buf, &mut head, &mut fields, config)
+    } else {
+        let mut head = ResponseHead::EMPTY;
+        p.run(ResponseKernel {
+            buf,
+            head: &mut head,
+            fields: &mut fields,
+            config,
+            track: &mut (),
+        })
+    };
+    let shown = std::string::String::from_utf8_lossy(buf);
+    assert_eq!(status, Ok(Status::Complete(buf.len())), "{p:?} {shown:?}");
+    assert_eq!(unusual_lines::so_far(), before, "{p:?} {shown:?}");
+}
+
+/// Request and response heads made only of usual lines are decided by the
+/// walk's call-free loop alone, on every scanner path and buffer length,
+/// the shortest (one block, the cursor starting after the start line)
+/// included: no line is left to trimming or `slow_line`. A walk that lost a
+/// line's stops, gave up on a value running into the next block or missed
+/// the empty line would still give every verdict right, only slower.
+#[test]
+fn usual_lines_stay_in_the_walks_loop() {
+    let config = Config::default();
+    let mut shapes: Vec<(usize, usize)> = (1..=70).map(|n| (n, 1)).collect();
+    shapes.extend((0..=140).map(|v| (3, v)));
+    shapes.extend([(1, 0), (100, 100), (64, 64), (63, 65)]);
+    for p in paths() {
+        assert_loop_takes_every_line(
+            p,
+            true,
+            b"GET / HTTP/1.1\r\nHost: a\r\nX: v\r\n\r\n",
+            &config,
+        );
+        assert_loop_takes_every_line(p, false, b"HTTP/1.1 200 OK\r\nA: b\r\n\r\n", &config);
+        for &(n, v) in &shapes {
+            let lines = usual_lines(n, v);
+            let request = [&b"GET /x HTTP/1.1\r\n"[..], &lines].concat();
+            assert_loop_takes_every_line(p, true, &request, &config);
+            let response = [&b"HTTP/1.1 200 OK\r\n"[..], &lines].concat();
+            assert_loop_takes_every_line(p, false, &response, &config);
+        }
+    }
+}
+
+/// A line exactly as long as `max_field_line_len` allows, its CR at every
+/// offset of a block and the line far past the head's first
+/// `max_field_line_len` bytes, stays in the loop too: the loop's own limit
+/// checks give up only on a line over the limit.
+#[test]
+fn a_line_at_its_limit_stays_in_the_walks_loop() {
+    let config = Config {
+        max_field_line_len: 40,
+        ..Config::default()
+    };
+    // "X-Limit: " and a value: 40 bytes before the CR.
+    let at_limit = [&b"X-Limit: "[..], &text(31, b'a'), b"\r\n"].concat();
+    for p in paths() {
+        for shift in 0..64 {
+            // Two lines within the limit that move the rest by `shift`.
+            let fill = |n: usize| [&b"X-Fill:"[..], &text(n, b'A'), b"\r\n"].concat();
+            let (a, b) = (fill(shift / 2), fill(shift - shift / 2));
+            let head = [&a[..], &b, &at_limit, &at_limit, b"\r\n"].concat();
+            let request = [&b"GET / HTTP/1.1\r\nHost: a\r\n"[..], &head].concat();
+            assert_loop_takes_every_line(p, true, &request, &config);
+            let response = [&b"HTTP/1.1 200 OK\r\n"[..], &head].concat();
+            assert_loop_takes_every_line(p, false, &response, &config);
+        }
+    }
+}
+
+/// Runs the small-head parser alone.
+struct SmallOnly<'a> {
+    buf: &'a [u8],
+    head: &'a mut RequestHead,
+    fields: &'a mut [Entry],
+    config: &'a Config,
+}
+
+impl Kernel for SmallOnly<'_> {
+    type Output = Option<usize>;
+    #[inline(always)]
+    fn run<C: Classify>(self, c: C) -> Option<usize> {
+        small::request(c, self.buf, self.head, self.fields, self.config)
+    }
+}
+
+/// The usual small requests are taken whole by the small-head parser on
+/// the paths that have one (AVX2's from 32 bytes, AVX-512's from the
+/// first), with the head and fields the general parser gives: each shape
+/// of request line and each framing field it knows, up to a head of 63
+/// bytes. Were it to leave them to
+/// the general parser, every verdict would still be right, only slower.
+#[test]
+fn usual_small_heads_are_taken_by_the_small_parser() {
+    let heads: [&[u8]; 16] = [
+        b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\n\r\n",
+        b"GET / HTTP/1.0\r\n\r\n",
+        b"GET /a?b=c HTTP/1.0\r\nX:\r\nY:v\r\nZ: w\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a.b-c\r\nUpgrade: websocket\r\n\r\n",
+        b"POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\n",
+        b"PUT / HTTP/1.1\r\nHost: a\r\nContent-Length:5\r\ncontent-length:5\r\n\r\n",
+        b"PUT /x HTTP/1.1\r\nHOST: h\r\nContent-Length: 0\r\n\r\n",
+        b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"GET http://a/b HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n",
+        b"DELETE /items/1 HTTP/1.1\r\nHost: api\r\nAccept: */*\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nX: \x80\xff\r\nUser-Agent: curl/8.0\r\n\r\n",
+        b"GET /0123456789abcdef HTTP/1.1\r\nHost: 0123456789abcdefghi\r\n\r\n",
+    ];
+    let config = Config::default();
+    let small_paths: Vec<Path> = [Path::Avx2, Path::Avx512]
+        .into_iter()
+        .filter(|p| p.is_available())
+        .collect();
+    // Every x86-64 CPU this crate is benchmarked and tested on has AVX2,
+    // detected at run time with `std` (without it, only the compile-time
+    // target features count).
+    assert!(
+        !cfg!(all(target_arch = "x86_64", feature = "std")) || !small_paths.is_empty(),
+        "no path with a small-head parser runs here"
+    );
+    for buf in heads {
+        assert!(buf.len() < 64, "{}", buf.len());
+        let (mut want, mut want_fields) = (RequestHead::EMPTY, [Entry::EMPTY; 8]);
+        let status =
+            parse_request_with_path(Path::Scalar, buf, &mut want, &mut want_fields, &config);
+        assert_eq!(status, Ok(Status::Complete(buf.len())));
+        for &p in &small_paths {
+            if p == Path::Avx2 && buf.len() < 32 {
+                // AVX2's small-head parser loads two halves of 32 bytes.
+                continue;
+            }
+            let (mut head, mut fields) = (RequestHead::EMPTY, [Entry::EMPTY; 8]);
+            let taken = p.run(SmallOnly {
+                buf,
+                head: &mut head,
+                fields: &mut fields,
+                config: &config,
+            });
+            let shown = std::string::String::from_utf8_lossy(buf);
+            assert_eq!(taken, Some(buf.len()), "{p:?} {shown:?}");
+            assert_eq!(head, want, "{p:?} {shown:?}");
+            assert_eq!(fields, want_fields, "{p:?} {shown:?}");
+        }
+    }
+}

@@ -1,5 +1,7 @@
 //! Every path against the scalar twin.
 
+extern crate std;
+
 use super::*;
 use std::vec::Vec;
 

@@ -67,6 +67,26 @@ fn long_values_across_blocks() {
     }
 }
 
+/// Names of every length up to three blocks, so a name's colon lands on
+/// every offset of a block it did not start in (the last one too), with a
+/// value, an empty value and a value without the SP after the colon.
+#[test]
+fn long_names_across_blocks() {
+    for len in 1..=200usize {
+        let name: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        for (sep, value) in [(&b": "[..], &b"v"[..]), (b":", b""), (b":", b"w x")] {
+            let line = [&name[..], sep, value, b"\r\n"].concat();
+            let buf = get_with(&[&line[..], b"X-Next: n\r\n"].concat());
+            let (h, f) = head(&buf);
+            assert_eq!(f[1].name.slice(&buf), &name[..], "{len}");
+            assert_eq!(f[1].value.slice(&buf), value, "{len}");
+            assert_eq!(f[2].name.slice(&buf), b"X-Next", "{len}");
+            assert_eq!(f[2].value.slice(&buf), b"n", "{len}");
+            assert_eq!(h.len, buf.len());
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Every byte in a value.
 
