@@ -668,6 +668,14 @@ fn obs_fold_leniency() {
     });
     let buf = get_with(b"X: 0123\r\n 456789abcdef\r\n");
     assert_error_with(&buf, &small, K::FieldLineTooLong, find(&buf, b"X:"));
+    // Measured from the name to the last continuation's end, CR LFs
+    // included: 16 bytes are within the limit, 17 are not.
+    let buf = get_with(b"X: 0123\r\n 456789\r\n");
+    let (h, f) = head_with(&buf, &small);
+    assert_eq!(f[1].value.slice(&buf), b"0123\r\n 456789");
+    assert_eq!(h.len, buf.len());
+    let buf = get_with(b"X: 0123\r\n 456789a\r\n");
+    assert_error_with(&buf, &small, K::FieldLineTooLong, find(&buf, b"X:"));
 }
 
 #[test]
