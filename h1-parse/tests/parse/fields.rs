@@ -458,6 +458,23 @@ fn max_field_line_len_configured() {
     // A long name counts too.
     let long_name = get_with(b"X-0123456789abcd:\r\n");
     assert_error_with(&long_name, &config, K::FieldLineTooLong, at);
+    // A name that ends in a bad byte, or in whitespace before its colon:
+    // the defect is the error while the byte that shows it (the bad byte,
+    // the colon) is at most the line's first byte over the limit, else
+    // the limit is.
+    for (defect, kind, name_len) in [
+        (&b"@: v"[..], K::InvalidFieldName, 16),
+        (b" : v", K::WhitespaceBeforeColon, 15),
+        (b"\t \t: v", K::WhitespaceBeforeColon, 13),
+        (b"  x: v", K::InvalidFieldName, 14),
+    ] {
+        let name = &b"X-0123456789abcdef"[..name_len];
+        let within = get_with(&[name, defect, b"\r\n"].concat());
+        assert_error_with(&within, &config, kind, at + name_len);
+        let name = &b"X-0123456789abcdef"[..name_len + 1];
+        let past = get_with(&[name, defect, b"\r\n"].concat());
+        assert_error_with(&past, &config, K::FieldLineTooLong, at);
+    }
     // HeadParser, fed byte by byte, refuses the same line.
     let mut p = HeadParser::new(config.clone());
     let mut storage = [Entry::EMPTY; 8];
