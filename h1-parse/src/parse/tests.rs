@@ -137,7 +137,8 @@ impl Kernel for SmallOnly<'_> {
 /// the paths that have one (AVX2's from 32 bytes, AVX-512's from the
 /// first), with the head and fields the general parser gives: each shape
 /// of request line and each framing field it knows, up to a head of 63
-/// bytes. Were it to leave them to
+/// bytes, with the default limits and with the tightest such a head
+/// allows. Were it to leave them to
 /// the general parser, every verdict would still be right, only slower.
 #[test]
 fn usual_small_heads_are_taken_by_the_small_parser() {
@@ -171,8 +172,19 @@ fn usual_small_heads_are_taken_by_the_small_parser() {
         !cfg!(all(target_arch = "x86_64", feature = "std")) || !small_paths.is_empty(),
         "no path with a small-head parser runs here"
     );
-    for buf in heads {
+    for (buf, tight) in heads.into_iter().flat_map(|b| [(b, false), (b, true)]) {
         assert!(buf.len() < 64, "{}", buf.len());
+        // The limits as tight as a head this short allows: every one of its
+        // lines and its target fits a block, and the head its own length.
+        let config = match tight {
+            false => config.clone(),
+            true => Config {
+                max_head_len: buf.len(),
+                max_field_line_len: 64,
+                max_target_len: 64,
+                ..config.clone()
+            },
+        };
         let (mut want, mut want_fields) = (RequestHead::EMPTY, [Entry::EMPTY; 8]);
         let status =
             parse_request_with_path(Path::Scalar, buf, &mut want, &mut want_fields, &config);
