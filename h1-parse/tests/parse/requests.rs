@@ -660,6 +660,27 @@ fn bare_cr_and_lf_at_every_position_of_the_request_line() {
     }
 }
 
+/// A CR followed by any byte but LF ends no line, wherever it is in a head
+/// short enough for the small-head parser: control bytes after it too
+/// (a mask that took CR-then-control for a line end, or let the two
+/// defects cancel out, would read the byte as the LF).
+#[test]
+fn a_cr_before_any_byte_but_lf_ends_no_line_of_a_small_head() {
+    for b in (0..=255u8).filter(|&b| b != b'\n') {
+        for line in [
+            &b"GET / HTTP/1.1"[..],
+            b"GET / HTTP/1.1\r\nHost: a",
+            b"GET / HTTP/1.1\r\nHost: a\r\nX: v",
+        ] {
+            let buf = [line, b"\r", &[b], b"Y: w\r\n\r\n"].concat();
+            assert!(buf.len() < 64);
+            let e = error(&buf);
+            assert_eq!(e.offset(), line.len(), "{}: {e}", show(&buf));
+            assert_eq!(e.kind(), K::BareCr, "{}: {e}", show(&buf));
+        }
+    }
+}
+
 #[test]
 fn request_line_ending_in_bare_lf() {
     let buf = b"GET / HTTP/1.1\nHost: a\r\n\r\n";
