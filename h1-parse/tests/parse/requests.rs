@@ -660,10 +660,10 @@ fn bare_cr_and_lf_at_every_position_of_the_request_line() {
     }
 }
 
-/// A CR followed by any byte but LF ends no line, wherever it is in a head
-/// short enough for the small-head parser: control bytes after it too
-/// (a mask that took CR-then-control for a line end, or let the two
-/// defects cancel out, would read the byte as the LF).
+/// A CR followed by any byte but LF ends no line, at the end of the
+/// request line or of a field line, in a head short enough for the
+/// small-head parser: the verdict is a bare CR, at the CR, whatever the
+/// byte (control bytes too, which are also errors of their own).
 #[test]
 fn a_cr_before_any_byte_but_lf_ends_no_line_of_a_small_head() {
     for b in (0..=255u8).filter(|&b| b != b'\n') {
