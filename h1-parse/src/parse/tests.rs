@@ -142,7 +142,7 @@ impl Kernel for SmallOnly<'_> {
 /// the general parser, every verdict would still be right, only slower.
 #[test]
 fn usual_small_heads_are_taken_by_the_small_parser() {
-    let heads: [&[u8]; 16] = [
+    let heads: [&[u8]; 18] = [
         b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
         b"GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\n\r\n",
         b"GET / HTTP/1.0\r\n\r\n",
@@ -159,6 +159,9 @@ fn usual_small_heads_are_taken_by_the_small_parser() {
         b"DELETE /items/1 HTTP/1.1\r\nHost: api\r\nAccept: */*\r\n\r\n",
         b"GET / HTTP/1.1\r\nHost: a\r\nX: \x80\xff\r\nUser-Agent: curl/8.0\r\n\r\n",
         b"GET /0123456789abcdef HTTP/1.1\r\nHost: 0123456789abcdefghi\r\n\r\n",
+        // A name as long as `Transfer-Encoding`, and a token said twice.
+        b"GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-Proto: https\r\n\r\n",
+        b"GET / HTTP/1.0\r\nConnection:close\r\nConnection:close\r\n\r\n",
     ];
     let config = Config::default();
     let small_paths: Vec<Path> = [Path::Avx2, Path::Avx512]
