@@ -839,17 +839,10 @@ mod tests {
     extern crate std;
     use super::*;
     use std::format;
-    use std::string::String;
-    use std::string::ToString;
-    use std::vec;
-    use std::vec::Vec;
+    use std::string::{String, ToString};
+    use std::{vec, vec::Vec};
 
-    use crate::scan::{Kernel, Path};
-
-    /// Every scanner path this machine runs.
-    fn paths() -> impl Iterator<Item = Path> {
-        Path::ALL.into_iter().filter(|p| p.is_available())
-    }
+    use crate::scan::{available_paths as paths, Kernel, Path};
 
     struct Agree;
     impl Kernel for Agree {

@@ -2,6 +2,7 @@
 //! (the integration tests in `tests/`) cannot pin it.
 
 extern crate std;
+use std::string::String;
 use std::vec::Vec;
 
 use h1_headers::Entry;
@@ -9,13 +10,8 @@ use h1_headers::Entry;
 use super::fields::unusual_lines;
 use super::{parse_request_with_path, small, ResponseKernel};
 use crate::head::{RequestHead, ResponseHead, Status};
-use crate::scan::{Classify, Kernel, Path};
+use crate::scan::{available_paths as paths, Classify, Kernel, Path};
 use crate::Config;
-
-/// Every scanner path this machine runs.
-fn paths() -> impl Iterator<Item = Path> {
-    Path::ALL.into_iter().filter(|p| p.is_available())
-}
 
 /// A name or value of `len` bytes that needs no trimming.
 fn text(len: usize, first: u8) -> Vec<u8> {
@@ -56,7 +52,7 @@ fn assert_loop_takes_every_line(p: Path, is_request: bool, buf: &[u8], config: &
             track: &mut (),
         })
     };
-    let shown = std::string::String::from_utf8_lossy(buf);
+    let shown = String::from_utf8_lossy(buf);
     assert_eq!(status, Ok(Status::Complete(buf.len())), "{p:?} {shown:?}");
     assert_eq!(unusual_lines::so_far(), before, "{p:?} {shown:?}");
 }
@@ -138,8 +134,8 @@ impl Kernel for SmallOnly<'_> {
 /// first), with the head and fields the general parser gives: each shape
 /// of request line and each framing field it knows, up to a head of 63
 /// bytes, with the default limits and with the tightest such a head
-/// allows. Were it to leave them to
-/// the general parser, every verdict would still be right, only slower.
+/// allows. Were it to leave them to the general parser, every verdict
+/// would still be right, only slower.
 #[test]
 fn usual_small_heads_are_taken_by_the_small_parser() {
     let heads: [&[u8]; 18] = [
@@ -204,7 +200,7 @@ fn usual_small_heads_are_taken_by_the_small_parser() {
                 fields: &mut fields,
                 config: &config,
             });
-            let shown = std::string::String::from_utf8_lossy(buf);
+            let shown = String::from_utf8_lossy(buf);
             assert_eq!(taken, Some(buf.len()), "{p:?} {shown:?}");
             assert_eq!(head, want, "{p:?} {shown:?}");
             assert_eq!(fields, want_fields, "{p:?} {shown:?}");

@@ -541,5 +541,12 @@ impl HeadEnd {
     }
 }
 
+/// Every scanner path this machine runs, for the unit tests that run a
+/// check on each.
+#[cfg(test)]
+pub(crate) fn available_paths() -> impl Iterator<Item = Path> {
+    Path::ALL.into_iter().filter(|p| p.is_available())
+}
+
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,7 @@ extern crate std;
 use super::*;
 use std::vec::Vec;
 
-fn paths() -> impl Iterator<Item = Path> {
-    Path::ALL.into_iter().filter(|p| p.is_available())
-}
+use super::available_paths as paths;
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
 struct Rng(u64);

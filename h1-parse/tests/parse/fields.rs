@@ -55,10 +55,15 @@ fn name_and_value_spans() {
     assert_eq!(view.len(), want.len());
 }
 
+/// `len` bytes of `a` to `z`, over and over.
+fn letters(len: usize) -> Vec<u8> {
+    (0..len).map(|i| b'a' + (i % 26) as u8).collect()
+}
+
 #[test]
 fn long_values_across_blocks() {
     for len in 0..=200usize {
-        let value: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        let value = letters(len);
         let buf = get_with(&[&b"X-Long: "[..], &value, b"\r\nX-Next: n\r\n"].concat());
         let (h, f) = head(&buf);
         assert_eq!(f[1].value.slice(&buf), &value[..], "{len}");
@@ -73,7 +78,7 @@ fn long_values_across_blocks() {
 #[test]
 fn long_names_across_blocks() {
     for len in 1..=200usize {
-        let name: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        let name = letters(len);
         for (sep, value) in [(&b": "[..], &b"v"[..]), (b":", b""), (b":", b"w x")] {
             let line = [&name[..], sep, value, b"\r\n"].concat();
             let buf = get_with(&[&line[..], b"X-Next: n\r\n"].concat());
