@@ -497,20 +497,19 @@ pub(super) fn plain_digits(value: &[u8]) -> Option<u64> {
     })
 }
 
-/// Transfer-coding parameters: `token "=" ( token / quoted-string )`
-/// separated by `;` with optional whitespace (RFC 9110 §10.1.4).
+/// Transfer-coding parameters: `token BWS "=" BWS ( token /
+/// quoted-string )` separated by `;` with optional whitespace (RFC 9110
+/// §10.1.4; a recipient removes BWS, §5.6.3).
 fn valid_params(p: &[u8]) -> bool {
-    p.split(|&b| b == b';').all(|param| {
-        let param = h1_headers::chars::trim_ows(param);
-        match param.iter().position(|&b| b == b'=') {
+    use h1_headers::chars::{is_token, trim_ows};
+    p.split(|&b| b == b';')
+        .all(|param| match param.iter().position(|&b| b == b'=') {
             Some(i) => {
-                let (name, val) = (&param[..i], &param[i + 1..]);
-                h1_headers::chars::is_token(h1_headers::chars::trim_ows(name))
-                    && (h1_headers::chars::is_token(val) || is_quoted_string(val))
+                let (name, val) = (trim_ows(&param[..i]), trim_ows(&param[i + 1..]));
+                is_token(name) && (is_token(val) || is_quoted_string(val))
             }
             None => false,
-        }
-    })
+        })
 }
 
 /// `DQUOTE *( qdtext / quoted-pair ) DQUOTE` (RFC 9110 §5.6.4).
@@ -870,14 +869,24 @@ mod tests {
             "host",
             "HOST",
             "Hosu",
+            "Href",
             "Expect",
+            "Expecx",
+            "Engine",
             "Upgrade",
             "upgrade",
+            "Upgradx",
+            "Unicorn",
             "Connection",
             "cONNECTION",
             "Connectiom",
+            "Content-Id",
             "Content-Length",
+            "Content-Lengtx",
+            "Content-Digest",
             "Transfer-Encoding",
+            "Transfer-Encodinx",
+            "Tracking-Consents",
             "Accept",
             "Cookie",
             "User-Agent",
@@ -941,6 +950,72 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `name_is::<N>` against `eq_ignore_ascii_case` for a lowercase name
+    /// of `N` letters and `-` (the first `N` bytes of `spelling`): the name
+    /// itself in both cases, every byte replaced by every value but CR (the
+    /// one byte a name or an unfolded value never holds, and the only one
+    /// OR-ing 0x20 would confuse with `-`), and the name one byte shorter
+    /// or longer.
+    fn name_is_exact_for<const N: usize>(spelling: &[u8]) {
+        let lower: [u8; N] = core::array::from_fn(|i| spelling[i]);
+        let name = &lower[..];
+        assert!(name_is(name, &lower));
+        assert!(name_is(&name.to_ascii_uppercase(), &lower));
+        for at in 0..N {
+            for b in (0..=255u8).filter(|&b| b != b'\r') {
+                let mut other = lower;
+                other[at] = b;
+                assert_eq!(
+                    name_is(&other, &lower),
+                    other.eq_ignore_ascii_case(&lower),
+                    "{:?} as {:?}",
+                    other.escape_ascii().to_string(),
+                    lower.escape_ascii().to_string()
+                );
+            }
+        }
+        assert!(!name_is(&name[..N - 1], &lower));
+        let mut longer = name.to_vec();
+        longer.push(b'a');
+        assert!(!name_is(&longer, &lower));
+    }
+
+    #[test]
+    fn name_is_is_exact() {
+        // Each length `name_is` promises (4 to 24), its word comparisons
+        // overlapping differently at each; then the names it is used for.
+        let s = b"transfer-encoding-chunked";
+        name_is_exact_for::<4>(s);
+        name_is_exact_for::<5>(s);
+        name_is_exact_for::<6>(s);
+        name_is_exact_for::<7>(s);
+        name_is_exact_for::<8>(s);
+        name_is_exact_for::<9>(s);
+        name_is_exact_for::<10>(s);
+        name_is_exact_for::<11>(s);
+        name_is_exact_for::<12>(s);
+        name_is_exact_for::<13>(s);
+        name_is_exact_for::<14>(s);
+        name_is_exact_for::<15>(s);
+        name_is_exact_for::<16>(s);
+        name_is_exact_for::<17>(s);
+        name_is_exact_for::<18>(s);
+        name_is_exact_for::<19>(s);
+        name_is_exact_for::<20>(s);
+        name_is_exact_for::<21>(s);
+        name_is_exact_for::<22>(s);
+        name_is_exact_for::<23>(s);
+        name_is_exact_for::<24>(s);
+        name_is_exact_for::<4>(b"host");
+        name_is_exact_for::<5>(b"close");
+        name_is_exact_for::<6>(b"expect");
+        name_is_exact_for::<7>(b"upgrade");
+        name_is_exact_for::<10>(b"connection");
+        name_is_exact_for::<10>(b"keep-alive");
+        name_is_exact_for::<14>(b"content-length");
+        name_is_exact_for::<17>(b"transfer-encoding");
     }
 
     /// The byte-at-a-time definition `reg_name_len` must agree with.

@@ -8,7 +8,7 @@ use std::vec::Vec;
 use h1_headers::Entry;
 
 use super::fields::unusual_lines;
-use super::{parse_request_with_path, small, ResponseKernel};
+use super::{parse_request_with_path, small, ResponseKernel, TrailerKernel};
 use crate::head::{RequestHead, ResponseHead, Status};
 use crate::scan::{available_paths as paths, Classify, Kernel, Path};
 use crate::Config;
@@ -21,10 +21,14 @@ fn text(len: usize, first: u8) -> Vec<u8> {
 /// Field lines of the usual shape around a line whose name and value have
 /// the lengths given: name and value of many lengths put every line end,
 /// colon and value start at every offset of a block, in the first block,
-/// in later ones and in the buffer's last, partial one.
+/// in later ones and in the buffer's last, partial one. Among them the
+/// framing lines the walk takes itself (a first usual `Host`, a lone
+/// `Connection` token) and names as long as a framing name and starting
+/// with its letter, which the sink must not decline.
 fn usual_lines(name_len: usize, value_len: usize) -> Vec<u8> {
     [
-        &b"Host: example.com\r\n"[..],
+        &b"Host: example.com\r\nConnection: keep-alive\r\nEngine: e\r\n"[..],
+        b"Unicorn: u\r\nContent-Id: c\r\nContent-Digest: d\r\nTracking-Consents: t\r\n",
         &text(name_len, b'a'),
         // An empty value after ": " would need trimming.
         if value_len == 0 { b":" } else { b": " },
@@ -34,33 +38,58 @@ fn usual_lines(name_len: usize, value_len: usize) -> Vec<u8> {
     .concat()
 }
 
-/// Parses `buf` on path `p`, as a request or a response, and asserts
-/// that it is complete and that the walk's call-free loop took every line.
-fn assert_loop_takes_every_line(p: Path, is_request: bool, buf: &[u8], config: &Config) {
+/// What a buffer of field lines is parsed as.
+#[derive(Clone, Copy)]
+enum Section {
+    Request,
+    Response,
+    /// A trailer section (field lines without a start line), whose sink
+    /// records no framing facts.
+    Trailers,
+}
+
+/// Parses `buf` on path `p` as `section` and asserts that it is complete
+/// and that the walk's call-free loop took every line.
+fn assert_loop_takes_every_line(p: Path, section: Section, buf: &[u8], config: &Config) {
     let mut fields = [Entry::EMPTY; 16];
     let before = unusual_lines::so_far();
-    let status = if is_request {
-        let mut head = RequestHead::EMPTY;
-        parse_request_with_path(p, buf, &mut head, &mut fields, config)
-    } else {
-        let mut head = ResponseHead::EMPTY;
-        p.run(ResponseKernel {
-            buf,
-            head: &mut head,
-            fields: &mut fields,
-            config,
-            track: &mut (),
-        })
+    let len = match section {
+        Section::Request => {
+            let mut head = RequestHead::EMPTY;
+            parse_request_with_path(p, buf, &mut head, &mut fields, config)
+        }
+        Section::Response => {
+            let mut head = ResponseHead::EMPTY;
+            p.run(ResponseKernel {
+                buf,
+                head: &mut head,
+                fields: &mut fields,
+                config,
+                track: &mut (),
+            })
+        }
+        Section::Trailers => {
+            let trailers = p.run(TrailerKernel {
+                buf,
+                fields: &mut fields,
+                config,
+            });
+            trailers.map(|s| match s {
+                Status::Complete(t) => Status::Complete(t.len),
+                Status::Partial => Status::Partial,
+            })
+        }
     };
     let shown = String::from_utf8_lossy(buf);
-    assert_eq!(status, Ok(Status::Complete(buf.len())), "{p:?} {shown:?}");
+    assert_eq!(len, Ok(Status::Complete(buf.len())), "{p:?} {shown:?}");
     assert_eq!(unusual_lines::so_far(), before, "{p:?} {shown:?}");
 }
 
-/// Request and response heads made only of usual lines are decided by the
-/// walk's call-free loop alone, on every scanner path and buffer length,
-/// the shortest (one block, the cursor starting after the start line)
-/// included: no line is left to trimming or `slow_line`. A walk that lost a
+/// Request and response heads and trailer sections made only of usual
+/// lines are decided by the walk's call-free loop alone, on every scanner
+/// path and buffer length, the shortest (one block, the cursor starting
+/// after the start line) included: no line is left to the sink's
+/// out-of-line `field`, to trimming or to `slow_line`. A walk that lost a
 /// line's stops, gave up on a value running into the next block or missed
 /// the empty line would still give every verdict right, only slower.
 #[test]
@@ -72,17 +101,23 @@ fn usual_lines_stay_in_the_walks_loop() {
     for p in paths() {
         assert_loop_takes_every_line(
             p,
-            true,
+            Section::Request,
             b"GET / HTTP/1.1\r\nHost: a\r\nX: v\r\n\r\n",
             &config,
         );
-        assert_loop_takes_every_line(p, false, b"HTTP/1.1 200 OK\r\nA: b\r\n\r\n", &config);
+        assert_loop_takes_every_line(
+            p,
+            Section::Response,
+            b"HTTP/1.1 200 OK\r\nA: b\r\n\r\n",
+            &config,
+        );
         for &(n, v) in &shapes {
             let lines = usual_lines(n, v);
             let request = [&b"GET /x HTTP/1.1\r\n"[..], &lines].concat();
-            assert_loop_takes_every_line(p, true, &request, &config);
+            assert_loop_takes_every_line(p, Section::Request, &request, &config);
             let response = [&b"HTTP/1.1 200 OK\r\n"[..], &lines].concat();
-            assert_loop_takes_every_line(p, false, &response, &config);
+            assert_loop_takes_every_line(p, Section::Response, &response, &config);
+            assert_loop_takes_every_line(p, Section::Trailers, &lines, &config);
         }
     }
 }
@@ -106,9 +141,10 @@ fn a_line_at_its_limit_stays_in_the_walks_loop() {
             let (a, b) = (fill(shift / 2), fill(shift - shift / 2));
             let head = [&a[..], &b, &at_limit, &at_limit, b"\r\n"].concat();
             let request = [&b"GET / HTTP/1.1\r\nHost: a\r\n"[..], &head].concat();
-            assert_loop_takes_every_line(p, true, &request, &config);
+            assert_loop_takes_every_line(p, Section::Request, &request, &config);
             let response = [&b"HTTP/1.1 200 OK\r\n"[..], &head].concat();
-            assert_loop_takes_every_line(p, false, &response, &config);
+            assert_loop_takes_every_line(p, Section::Response, &response, &config);
+            assert_loop_takes_every_line(p, Section::Trailers, &head, &config);
         }
     }
 }

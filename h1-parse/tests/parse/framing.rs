@@ -176,6 +176,8 @@ fn unimplemented_codings_are_501() {
         &[b"Transfer-Encoding: gzip", b"Transfer-Encoding: chunked"],
         &[b"Transfer-Encoding: deflate,chunked"],
         &[b"Transfer-Encoding: x-custom;a=b, chunked"],
+        // Parameters with whitespace around `=` (BWS), quoted values.
+        &[b"Transfer-Encoding: x-custom ; a = \"b c\" ;d=\"e\\\"f\", chunked"],
     ] {
         let buf = post_with(lines);
         let e = error(&buf);
@@ -216,6 +218,8 @@ fn invalid_transfer_encodings() {
         &[b"Transfer-Encoding: chun ked"],
         &[b"Transfer-Encoding: chunked\x80"],
         &[b"Transfer-Encoding: gzip;a, chunked"],
+        &[b"Transfer-Encoding: gzip;@=b, chunked"],
+        &[b"Transfer-Encoding: gzip;a=\"b\"c, chunked"],
     ] {
         let buf = post_with(lines);
         let e = error(&buf);
@@ -486,6 +490,9 @@ fn upgrade() {
     assert!(framing(&post_with(&[b"upgrade: h2c"])).upgrade);
     assert!(!framing(&post_with(&[b"Upgrades: x"])).upgrade);
     assert!(!framing(&post_with(&[b"X-Upgrade: x"])).upgrade);
+    // As long as `Upgrade` and starting with its letter.
+    assert!(!framing(&post_with(&[b"Upgradx: x"])).upgrade);
+    assert!(!framing(&post_with(&[b"Unicorn: x"])).upgrade);
 }
 
 /// Names that only look like the framing fields record nothing.

@@ -181,6 +181,20 @@ fn transfer_encoding_in_responses() {
         (b"Transfer-Encoding: gzip", TransferEncoding::NotChunked),
         (b"Transfer-Encoding: identity", TransferEncoding::NotChunked),
         (b"X: y", TransferEncoding::Absent),
+        // Parameters (RFC 9110 §10.1.4): a token or a quoted-string, with
+        // optional whitespace around `=` (BWS) and `;`.
+        (
+            b"Transfer-Encoding: x-c;a=b, chunked",
+            TransferEncoding::Chunked,
+        ),
+        (
+            b"Transfer-Encoding: x-c ; a = \"b c\" ;d=\"e\\\"f\", chunked",
+            TransferEncoding::Chunked,
+        ),
+        (
+            b"Transfer-Encoding: x-c;a=\t\"\"",
+            TransferEncoding::NotChunked,
+        ),
     ];
     for &(line, te) in cases {
         let buf = [&b"HTTP/1.1 200 OK\r\n"[..], line, b"\r\n\r\n"].concat();
@@ -192,6 +206,15 @@ fn transfer_encoding_in_responses() {
         b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
         b"Transfer-Encoding: chunked;a=b\r\n",
         b"Transfer-Encoding:\r\n",
+        // A parameter's name not a token, its value neither a token nor a
+        // quoted-string, or no value.
+        b"Transfer-Encoding: x-c;@=b, chunked\r\n",
+        b"Transfer-Encoding: x-c;=b, chunked\r\n",
+        b"Transfer-Encoding: x-c;a=\"b\"c, chunked\r\n",
+        b"Transfer-Encoding: x-c;a=\", chunked\r\n",
+        b"Transfer-Encoding: x-c;a=\"b\\\", chunked\r\n",
+        b"Transfer-Encoding: x-c;a=, chunked\r\n",
+        b"Transfer-Encoding: x-c;a, chunked\r\n",
     ] {
         let buf = [&b"HTTP/1.1 200 OK\r\n"[..], lines, b"\r\n"].concat();
         let e = response_error(&buf);
