@@ -363,6 +363,25 @@ fn valid_hosts() {
         b"xn--bcher-kva.example",
         b"a-b_c~d!$&'()*+;=.example",
         b"h",
+        // Percent-encoding anywhere in a reg-name.
+        b"%41bc",
+        b"ab%2f",
+        b"%41%42%43:80",
+        // IP literals (RFC 3986 §3.2.2): IPv6 in each shape, with an IPv4
+        // tail, and IPvFuture.
+        b"[1:2:3:4:5:6:7:8]",
+        b"[1:2:3:4:5:6:1.2.3.4]",
+        b"[::]",
+        b"[1::]",
+        b"[1:2:3:4:5:6:7::]",
+        b"[::2:3:4:5:6:7:8]",
+        b"[abcd:EF01::9]",
+        b"[::ffff:192.0.2.1]",
+        b"[::255.255.255.255]",
+        b"[::0.0.0.0]",
+        b"[V1.a]",
+        b"[vAf.x:y]",
+        b"[v9.!$&'()*+,;=:-._~]:80",
     ] {
         let line = [&b"Host: "[..], v].concat();
         let buf = [&b"GET / HTTP/1.1\r\n"[..], &line, b"\r\n\r\n"].concat();
@@ -400,6 +419,38 @@ fn invalid_hosts() {
         b"example.com\x80",
         b"\"example.com\"",
         b"http://example.com",
+        // Percent-encoding cut short or not hex, and a bad byte after one.
+        b"%g1",
+        b"ab%",
+        b"ab%4",
+        b"%%41",
+        b"ab%41/",
+        // IPv6: too many or too few groups, a group too long or not hex,
+        // two `::`, an IPv4 tail that is not one or not last.
+        b"[1:2:3:4:5:6:7:8:9]",
+        b"[1:2:3:4:5:6:7]",
+        b"[1:2:3:4:5:6:7::8]",
+        b"[12345::]",
+        b"[g::]",
+        b"[1::2::3]",
+        b"[1:2:3:4:5:6:7:1.2.3.4]",
+        b"[::1.2.3]",
+        b"[::1.2.3.4.5]",
+        b"[::256.1.1.1]",
+        b"[::01.1.1.1]",
+        b"[::1.2.3.]",
+        b"[::1234.1.1.1]",
+        b"[::1.2.3.4a]",
+        b"[::1.2.3.4:1]",
+        b"[1.2.3.4::]",
+        // IPvFuture: no version, a version not hex, nothing after the dot,
+        // no dot, a byte outside its alphabet.
+        b"[v.a]",
+        b"[vg.a]",
+        b"[v1.]",
+        b"[v1]",
+        b"[v1.a/b]",
+        b"[v1.a b]",
     ] {
         let line = [&b"Host: "[..], v].concat();
         let buf = [&b"GET / HTTP/1.1\r\n"[..], &line, b"\r\n\r\n"].concat();
