@@ -149,6 +149,14 @@ fn a_line_at_its_limit_stays_in_the_walks_loop() {
     }
 }
 
+/// The paths with a small-head parser that this CPU runs.
+fn small_paths() -> Vec<Path> {
+    [Path::Avx2, Path::Avx512]
+        .into_iter()
+        .filter(|p| p.is_available())
+        .collect()
+}
+
 /// Runs the small-head parser alone.
 struct SmallOnly<'a> {
     buf: &'a [u8],
@@ -165,6 +173,30 @@ impl Kernel for SmallOnly<'_> {
     }
 }
 
+/// Usual requests shorter than a block: each shape of request line and
+/// each framing field the small-head parser knows.
+const USUAL_SMALL_HEADS: [&[u8]; 18] = [
+    b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+    b"GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\n\r\n",
+    b"GET / HTTP/1.0\r\n\r\n",
+    b"GET /a?b=c HTTP/1.0\r\nX:\r\nY:v\r\nZ: w\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: a.b-c\r\nUpgrade: websocket\r\n\r\n",
+    b"POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\n",
+    b"PUT / HTTP/1.1\r\nHost: a\r\nContent-Length:5\r\ncontent-length:5\r\n\r\n",
+    b"PUT /x HTTP/1.1\r\nHOST: h\r\nContent-Length: 0\r\n\r\n",
+    b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
+    b"GET http://a/b HTTP/1.1\r\nHost: a\r\n\r\n",
+    b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n",
+    b"DELETE /items/1 HTTP/1.1\r\nHost: api\r\nAccept: */*\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: a\r\nX: \x80\xff\r\nUser-Agent: curl/8.0\r\n\r\n",
+    b"GET /0123456789abcdef HTTP/1.1\r\nHost: 0123456789abcdefghi\r\n\r\n",
+    // A name as long as `Transfer-Encoding`, and a token said twice.
+    b"GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-Proto: https\r\n\r\n",
+    b"GET / HTTP/1.0\r\nConnection:close\r\nConnection:close\r\n\r\n",
+];
+
 /// The usual small requests are taken whole by the small-head parser on
 /// the paths that have one (AVX2's from 32 bytes, AVX-512's from the
 /// first), with the head and fields the general parser gives: each shape
@@ -174,32 +206,8 @@ impl Kernel for SmallOnly<'_> {
 /// would still be right, only slower.
 #[test]
 fn usual_small_heads_are_taken_by_the_small_parser() {
-    let heads: [&[u8]; 18] = [
-        b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
-        b"GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\n\r\n",
-        b"GET / HTTP/1.0\r\n\r\n",
-        b"GET /a?b=c HTTP/1.0\r\nX:\r\nY:v\r\nZ: w\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: a.b-c\r\nUpgrade: websocket\r\n\r\n",
-        b"POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\n",
-        b"PUT / HTTP/1.1\r\nHost: a\r\nContent-Length:5\r\ncontent-length:5\r\n\r\n",
-        b"PUT /x HTTP/1.1\r\nHOST: h\r\nContent-Length: 0\r\n\r\n",
-        b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
-        b"GET http://a/b HTTP/1.1\r\nHost: a\r\n\r\n",
-        b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n",
-        b"DELETE /items/1 HTTP/1.1\r\nHost: api\r\nAccept: */*\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: a\r\nX: \x80\xff\r\nUser-Agent: curl/8.0\r\n\r\n",
-        b"GET /0123456789abcdef HTTP/1.1\r\nHost: 0123456789abcdefghi\r\n\r\n",
-        // A name as long as `Transfer-Encoding`, and a token said twice.
-        b"GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-Proto: https\r\n\r\n",
-        b"GET / HTTP/1.0\r\nConnection:close\r\nConnection:close\r\n\r\n",
-    ];
     let config = Config::default();
-    let small_paths: Vec<Path> = [Path::Avx2, Path::Avx512]
-        .into_iter()
-        .filter(|p| p.is_available())
-        .collect();
+    let small_paths = small_paths();
     // Every x86-64 CPU this crate is benchmarked and tested on has AVX2,
     // detected at run time with `std` (without it, only the compile-time
     // target features count).
@@ -207,7 +215,10 @@ fn usual_small_heads_are_taken_by_the_small_parser() {
         !cfg!(all(target_arch = "x86_64", feature = "std")) || !small_paths.is_empty(),
         "no path with a small-head parser runs here"
     );
-    for (buf, tight) in heads.into_iter().flat_map(|b| [(b, false), (b, true)]) {
+    for (buf, tight) in USUAL_SMALL_HEADS
+        .into_iter()
+        .flat_map(|b| [(b, false), (b, true)])
+    {
         assert!(buf.len() < 64, "{}", buf.len());
         // The limits as tight as a head this short allows: every one of its
         // lines and its target fits a block, and the head its own length.
@@ -238,6 +249,64 @@ fn usual_small_heads_are_taken_by_the_small_parser() {
             });
             let shown = String::from_utf8_lossy(buf);
             assert_eq!(taken, Some(buf.len()), "{p:?} {shown:?}");
+            assert_eq!(head, want, "{p:?} {shown:?}");
+            assert_eq!(fields, want_fields, "{p:?} {shown:?}");
+        }
+    }
+}
+
+/// What the small-head parser takes, it takes as the general parser does:
+/// each usual small head with each byte replaced by a byte of every class
+/// (whitespace, CR, LF, separators, control bytes, obs-text, and the
+/// bytes of names, targets and hosts), and cut short, with the default
+/// limits, tight ones and every leniency on, is either left to the
+/// general parser (`None`) or read to the same length, head and fields.
+#[test]
+fn the_small_parser_agrees_with_the_general_parser() {
+    let lenient = Config {
+        allow_bare_lf: true,
+        allow_obs_fold: true,
+        allow_multiple_spaces_in_request_line: true,
+        ..Config::default()
+    };
+    let bytes = b" \t\r\n:/;,\"@[]\x00\x7f\x80\xffaZ09-.%?*";
+    for base in USUAL_SMALL_HEADS {
+        let tight = Config {
+            max_head_len: base.len(),
+            max_field_line_len: 64,
+            max_target_len: 64,
+            max_fields: 2,
+            ..Config::default()
+        };
+        for config in [&Config::default(), &tight, &lenient] {
+            for at in 0..base.len() {
+                for &b in bytes {
+                    let mut buf = base.to_vec();
+                    buf[at] = b;
+                    assert_small_agrees(&buf, config);
+                }
+                assert_small_agrees(&base[..at], config);
+            }
+        }
+    }
+}
+
+/// Asserts that every small-head parser this CPU runs either leaves `buf`
+/// to the general parser or reads it as the scalar general parser does.
+fn assert_small_agrees(buf: &[u8], config: &Config) {
+    let (mut want, mut want_fields) = (RequestHead::EMPTY, [Entry::EMPTY; 8]);
+    let status = parse_request_with_path(Path::Scalar, buf, &mut want, &mut want_fields, config);
+    for p in small_paths() {
+        let (mut head, mut fields) = (RequestHead::EMPTY, [Entry::EMPTY; 8]);
+        let taken = p.run(SmallOnly {
+            buf,
+            head: &mut head,
+            fields: &mut fields,
+            config,
+        });
+        if let Some(len) = taken {
+            let shown = String::from_utf8_lossy(buf);
+            assert_eq!(status, Ok(Status::Complete(len)), "{p:?} {shown:?}");
             assert_eq!(head, want, "{p:?} {shown:?}");
             assert_eq!(fields, want_fields, "{p:?} {shown:?}");
         }
