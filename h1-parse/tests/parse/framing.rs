@@ -221,6 +221,7 @@ fn invalid_transfer_encodings() {
         &[b"Transfer-Encoding: gzip;@=b, chunked"],
         &[b"Transfer-Encoding: gzip;a=\"b\"c, chunked"],
         &[b"Transfer-Encoding: gzip;a=b\", chunked"],
+        &[b"Transfer-Encoding: gzip;a=\"b\"c\", chunked"],
     ] {
         let buf = post_with(lines);
         let e = error(&buf);

@@ -212,6 +212,7 @@ fn transfer_encoding_in_responses() {
         b"Transfer-Encoding: x-c;=b, chunked\r\n",
         b"Transfer-Encoding: x-c;a=\"b\"c, chunked\r\n",
         b"Transfer-Encoding: x-c;a=b\", chunked\r\n",
+        b"Transfer-Encoding: x-c;a=\"b\"c\", chunked\r\n",
         b"Transfer-Encoding: x-c;a=\", chunked\r\n",
         b"Transfer-Encoding: x-c;a=\"b\\\", chunked\r\n",
         b"Transfer-Encoding: x-c;a=, chunked\r\n",
