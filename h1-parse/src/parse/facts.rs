@@ -987,27 +987,10 @@ mod tests {
         // Each length `name_is` promises (4 to 24), its word comparisons
         // overlapping differently at each; then the names it is used for.
         let s = b"transfer-encoding-chunked";
-        name_is_exact_for::<4>(s);
-        name_is_exact_for::<5>(s);
-        name_is_exact_for::<6>(s);
-        name_is_exact_for::<7>(s);
-        name_is_exact_for::<8>(s);
-        name_is_exact_for::<9>(s);
-        name_is_exact_for::<10>(s);
-        name_is_exact_for::<11>(s);
-        name_is_exact_for::<12>(s);
-        name_is_exact_for::<13>(s);
-        name_is_exact_for::<14>(s);
-        name_is_exact_for::<15>(s);
-        name_is_exact_for::<16>(s);
-        name_is_exact_for::<17>(s);
-        name_is_exact_for::<18>(s);
-        name_is_exact_for::<19>(s);
-        name_is_exact_for::<20>(s);
-        name_is_exact_for::<21>(s);
-        name_is_exact_for::<22>(s);
-        name_is_exact_for::<23>(s);
-        name_is_exact_for::<24>(s);
+        macro_rules! each_length {
+            ($($n:literal)*) => { $(name_is_exact_for::<$n>(s);)* };
+        }
+        each_length!(4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
         name_is_exact_for::<4>(b"host");
         name_is_exact_for::<5>(b"close");
         name_is_exact_for::<6>(b"expect");
