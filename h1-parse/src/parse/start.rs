@@ -183,11 +183,11 @@ pub(super) fn request_line<C: Classify, const SHORT: bool>(
 }
 
 /// Where the parts of a request line after the method are.
-struct LineParts {
-    target_start: usize,
-    target_end: usize,
-    version: Version,
-    fields_start: usize,
+pub(super) struct LineParts {
+    pub(super) target_start: usize,
+    pub(super) target_end: usize,
+    pub(super) version: Version,
+    pub(super) fields_start: usize,
 }
 
 /// The usual request line under the strict rules, `method SP target SP
@@ -196,7 +196,7 @@ struct LineParts {
 /// 1.1, in fewer steps. `None` for anything else, which [`any_line`] then
 /// decides (an error, `Partial`, or a lenient or unusual line).
 #[inline(always)]
-fn strict_line<C: Classify, const SHORT: bool>(
+pub(super) fn strict_line<C: Classify, const SHORT: bool>(
     blocks: &Blocks<C, SHORT>,
     buf: &[u8],
     start: usize,
@@ -239,7 +239,7 @@ fn strict_line<C: Classify, const SHORT: bool>(
 /// The request line after its method, any shape, with every rule and
 /// leniency: the parts, `Partial`, or the first error.
 #[inline(always)]
-fn any_line<C: Classify, const SHORT: bool>(
+pub(super) fn any_line<C: Classify, const SHORT: bool>(
     blocks: &Blocks<C, SHORT>,
     buf: &[u8],
     start: usize,
@@ -452,7 +452,7 @@ pub(super) fn status_line<C: Classify>(
 /// version, the status and where the reason starts. `None` for anything
 /// else, which [`status_start`] decides.
 #[inline(always)]
-fn usual_status_start(buf: &[u8]) -> Option<(Version, u16, usize)> {
+pub(super) fn usual_status_start(buf: &[u8]) -> Option<(Version, u16, usize)> {
     let w: &[u8; 13] = buf.get(..13)?.try_into().ok()?;
     let version = match w[..8] {
         [b'H', b'T', b'T', b'P', b'/', b'1', b'.', b'1'] => Version::Http11,
@@ -472,7 +472,7 @@ fn usual_status_start(buf: &[u8]) -> Option<(Version, u16, usize)> {
 /// The start of a status line of any shape, up to its reason: the version,
 /// the status and where the reason starts; `Partial`; or the first error.
 #[inline(never)]
-fn status_start(buf: &[u8]) -> Result<Status<(Version, u16, usize)>> {
+pub(super) fn status_start(buf: &[u8]) -> Result<Status<(Version, u16, usize)>> {
     let (version, after) = match buf.get(..8) {
         Some(b"HTTP/1.1") => (Version::Http11, 8),
         Some(b"HTTP/1.0") => (Version::Http10, 8),

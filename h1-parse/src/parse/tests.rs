@@ -7,10 +7,12 @@ use std::vec::Vec;
 
 use h1_headers::Entry;
 
+use super::blocks::{find, Blocks};
 use super::fields::unusual_lines;
-use super::{parse_request_with_path, small, ResponseKernel, TrailerKernel};
+use super::start::{any_line, status_start, strict_line, usual_status_start, LineParts};
+use super::{parse_request_with_path, small, ResponseKernel, Result, TrailerKernel};
 use crate::head::{RequestHead, ResponseHead, Status};
-use crate::scan::{available_paths as paths, Classify, Kernel, Path};
+use crate::scan::{available_paths as paths, Classify, Kernel, Path, Stop};
 use crate::Config;
 
 /// A name or value of `len` bytes that needs no trimming.
@@ -255,6 +257,11 @@ fn usual_small_heads_are_taken_by_the_small_parser() {
     }
 }
 
+/// The bytes a test puts in place of each byte of a usual line: one of
+/// every class (whitespace, CR, LF, separators, control bytes, obs-text,
+/// and the bytes of methods, targets, hosts and versions).
+const EVERY_CLASS: &[u8] = b" \t\r\n:/;,\"@[]\x00\x7f\x80\xffaZ09-.%?*HTP";
+
 /// What the small-head parser takes, it takes as the general parser does:
 /// each usual small head with each byte replaced by a byte of every class
 /// (whitespace, CR, LF, separators, control bytes, obs-text, and the
@@ -269,7 +276,6 @@ fn the_small_parser_agrees_with_the_general_parser() {
         allow_multiple_spaces_in_request_line: true,
         ..Config::default()
     };
-    let bytes = b" \t\r\n:/;,\"@[]\x00\x7f\x80\xffaZ09-.%?*";
     let paths = small_paths();
     for base in USUAL_SMALL_HEADS {
         let tight = Config {
@@ -281,7 +287,7 @@ fn the_small_parser_agrees_with_the_general_parser() {
         };
         for config in [&Config::default(), &tight, &lenient] {
             for at in 0..base.len() {
-                for &b in bytes {
+                for &b in EVERY_CLASS {
                     let mut buf = base.to_vec();
                     buf[at] = b;
                     assert_small_agrees(&paths, &buf, config);
@@ -312,5 +318,195 @@ fn assert_small_agrees(paths: &[Path], buf: &[u8], config: &Config) {
             assert_eq!(head, want, "{p:?} {shown:?}");
             assert_eq!(fields, want_fields, "{p:?} {shown:?}");
         }
+    }
+}
+
+/// A request line's parts as the two parsers give them.
+type Parts = (usize, usize, h1_headers::Version, usize);
+
+fn parts(p: &LineParts) -> Parts {
+    (p.target_start, p.target_end, p.version, p.fields_start)
+}
+
+/// Runs the strict request-line parser and the general one on the request
+/// line at the start of `buf`, on the blocks the head parser gives them
+/// (`SHORT` for a buffer shorter than a block, as it does).
+struct BothLines<'a, const SHORT: bool> {
+    buf: &'a [u8],
+    config: &'a Config,
+}
+
+impl<const SHORT: bool> Kernel for BothLines<'_, SHORT> {
+    type Output = (Option<Parts>, Result<Status<Parts>>);
+    #[inline(always)]
+    fn run<C: Classify>(self, c: C) -> Self::Output {
+        let BothLines { buf, config } = self;
+        let blocks = Blocks::<C, SHORT>::with_target(c, buf, 0);
+        let method_end = find(c, buf, 0, Stop::Token);
+        let strict = strict_line(&blocks, buf, 0, method_end, config);
+        let any = any_line(&blocks, buf, 0, method_end, config);
+        let any = any.map(|s| match s {
+            Status::Complete(p) => Status::Complete(parts(&p)),
+            Status::Partial => Status::Partial,
+        });
+        (strict.as_ref().map(parts), any)
+    }
+}
+
+/// Both request-line parsers on `buf` on path `p`, with `SHORT` when the
+/// buffer is shorter than a block and without it.
+fn both_lines(p: Path, buf: &[u8], config: &Config) -> Vec<(Option<Parts>, Result<Status<Parts>>)> {
+    let mut runs = std::vec![p.run(BothLines::<false> { buf, config })];
+    if buf.len() < 64 {
+        runs.push(p.run(BothLines::<true> { buf, config }));
+    }
+    runs
+}
+
+/// Usual request lines, each shape of target, and the field lines after.
+fn usual_request_lines() -> Vec<Vec<u8>> {
+    let mut lines: Vec<Vec<u8>> = [
+        &b"GET / HTTP/1.1\r\n"[..],
+        b"GET /plaintext HTTP/1.1\r\n",
+        b"POST /a?b=c HTTP/1.0\r\n",
+        b"OPTIONS * HTTP/1.1\r\n",
+        b"CONNECT a:443 HTTP/1.1\r\n",
+        b"GET http://a/b HTTP/1.1\r\n",
+        b"M-SEARCH /x%20y HTTP/1.1\r\n",
+    ]
+    .iter()
+    .map(|l| l.to_vec())
+    .collect();
+    // Targets ending at every offset of the first three blocks.
+    for n in 1..=140 {
+        lines.push([&b"GET /"[..], &text(n, b'a'), b" HTTP/1.1\r\n"].concat());
+    }
+    for line in &mut lines {
+        line.extend_from_slice(b"Host: a\r\n\r\n");
+    }
+    lines
+}
+
+/// The target's length in a usual request line.
+fn target_len(line: &[u8]) -> usize {
+    let sp = |from: usize| from + line[from..].iter().position(|&b| b == b' ').unwrap();
+    let start = sp(0) + 1;
+    sp(start) - start
+}
+
+/// The usual request line (one SP between its parts, HTTP/1.0 or
+/// HTTP/1.1) is taken by the strict parser, with the parts the general
+/// one gives, on every path, its target at every offset of a block and as
+/// long as `max_target_len` allows. Were the strict parser to leave it to
+/// the general one, every verdict would still be right, only slower.
+#[test]
+fn usual_request_lines_are_taken_by_the_strict_parser() {
+    for line in usual_request_lines() {
+        let exact = Config {
+            max_target_len: target_len(&line),
+            ..Config::default()
+        };
+        for config in [&Config::default(), &exact] {
+            for p in paths() {
+                for (strict, any) in both_lines(p, &line, config) {
+                    let shown = String::from_utf8_lossy(&line);
+                    assert!(strict.is_some(), "{p:?} {shown:?}");
+                    assert_eq!(
+                        any,
+                        Ok(Status::Complete(strict.unwrap())),
+                        "{p:?} {shown:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// What the strict request-line parser takes, it takes as the general one
+/// does: each usual request line with each byte replaced by one of every
+/// class, and cut short at either end (a line without its method starts
+/// with the SP), with the default limits, a target limit at and below the
+/// target's length, and every leniency on.
+#[test]
+fn the_strict_request_line_agrees_with_the_general_one() {
+    let lenient = Config {
+        allow_bare_lf: true,
+        allow_multiple_spaces_in_request_line: true,
+        ..Config::default()
+    };
+    let lines = usual_request_lines();
+    let some = lines
+        .iter()
+        .take(7)
+        .chain([60, 63, 64, 65].map(|n| &lines[7 + n - 1]));
+    for base in some {
+        let target = target_len(base);
+        let at = |max_target_len| Config {
+            max_target_len,
+            ..Config::default()
+        };
+        for config in [&Config::default(), &at(target), &at(target - 1), &lenient] {
+            for i in 0..base.len() {
+                for &b in EVERY_CLASS {
+                    let mut buf = base.clone();
+                    buf[i] = b;
+                    assert_strict_line_agrees(&buf, config);
+                }
+                assert_strict_line_agrees(&base[..i], config);
+                assert_strict_line_agrees(&base[i..], config);
+            }
+        }
+    }
+}
+
+fn assert_strict_line_agrees(buf: &[u8], config: &Config) {
+    if buf.is_empty() {
+        return;
+    }
+    for p in paths() {
+        for (strict, any) in both_lines(p, buf, config) {
+            if let Some(parts) = strict {
+                let shown = String::from_utf8_lossy(buf);
+                assert_eq!(any, Ok(Status::Complete(parts)), "{p:?} {shown:?}");
+            }
+        }
+    }
+}
+
+/// Usual status lines: a three-digit status and a reason, empty or not.
+const USUAL_STATUS_LINES: [&[u8]; 6] = [
+    b"HTTP/1.1 200 OK\r\n",
+    b"HTTP/1.0 404 Not Found\r\n",
+    b"HTTP/1.1 100 Continue\r\n",
+    b"HTTP/1.1 999 \r\n",
+    b"HTTP/1.0 101 Switching Protocols\r\nUpgrade: websocket\r\n",
+    b"HTTP/1.1 500 \xff\r\n",
+];
+
+/// The usual start of a status line (`HTTP/1.x DDD ` with a status of 100
+/// to 999) is read from two words, as the general reading gives it, and
+/// whatever the two-word reading takes it takes alike: each usual status
+/// line with each byte replaced by one of every class, and cut short.
+#[test]
+fn the_usual_status_start_agrees_with_the_general_one() {
+    for base in USUAL_STATUS_LINES {
+        let usual = usual_status_start(base);
+        assert!(usual.is_some(), "{:?}", String::from_utf8_lossy(base));
+        assert_eq!(status_start(base), Ok(Status::Complete(usual.unwrap())));
+        for i in 0..base.len() {
+            for &b in EVERY_CLASS {
+                let mut buf = base.to_vec();
+                buf[i] = b;
+                assert_usual_status_agrees(&buf);
+            }
+            assert_usual_status_agrees(&base[..i]);
+        }
+    }
+}
+
+fn assert_usual_status_agrees(buf: &[u8]) {
+    if let Some(start) = usual_status_start(buf) {
+        let shown = String::from_utf8_lossy(buf);
+        assert_eq!(status_start(buf), Ok(Status::Complete(start)), "{shown:?}");
     }
 }

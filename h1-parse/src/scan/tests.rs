@@ -347,3 +347,46 @@ fn head_end_is_linear_when_fed_byte_by_byte() {
     // A quadratic rescan would have examined about n^2 / 2 bytes.
     assert!(head.len() * head.len() / 2 > 100 * end.examined());
 }
+
+/// Each call searches the bytes that arrived since the last one and the two
+/// before them, and says how far it got: `scanned` is the buffer's length
+/// until the head ends, then the head's end; `examined` adds up what every
+/// call looked at; `reset` starts over for the next head.
+#[test]
+fn head_end_counts_what_it_searched_and_starts_over_when_reset() {
+    let head = b"GET / HTTP/1.1\r\nHost: a\r\n\r\nnext";
+    let len = head.len() - 4;
+    let mut end = HeadEnd::new();
+    let mut examined = 0;
+    for n in 1..len {
+        assert_eq!(end.find(&head[..n]), None, "{n}");
+        assert_eq!(end.scanned(), n);
+        examined += n - n.saturating_sub(3);
+        assert_eq!(end.examined(), examined, "{n}");
+    }
+    // Found with the bytes after the head already there.
+    assert_eq!(end.find(head), Some(len));
+    assert_eq!(end.scanned(), len);
+    assert_eq!(end.examined(), examined + head.len() - (len - 3));
+    end.reset();
+    assert_eq!((end.scanned(), end.examined()), (0, 0));
+    assert_eq!(end, HeadEnd::new());
+    // A new, shorter head is searched from its start.
+    assert_eq!(end.find(b"GET / HTTP/1.0\r\n\r\n"), Some(18));
+    assert_eq!((end.scanned(), end.examined()), (18, 18));
+}
+
+/// Each vector path is available exactly when the CPU reports the features
+/// it needs (detected at run time with `std`), AVX-512 only when compiled
+/// in.
+#[test]
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+fn vector_paths_are_available_exactly_when_the_cpu_has_their_features() {
+    use std::is_x86_feature_detected as has;
+    assert_eq!(Path::Sse42.is_available(), has!("sse4.2") && has!("ssse3"));
+    assert_eq!(Path::Avx2.is_available(), has!("avx2"));
+    assert_eq!(
+        Path::Avx512.is_available(),
+        cfg!(h1_avx512) && has!("avx512f") && has!("avx512bw")
+    );
+}

@@ -1076,6 +1076,7 @@ impl Sse42 {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
 
     #[test]
@@ -1096,5 +1097,45 @@ mod tests {
                 "byte {b:#04x}"
             );
         }
+    }
+
+    /// A window of 32 bytes holding `buf[at..at + len]` lies inside `buf`,
+    /// ending where those bytes end or else starting where they start, and
+    /// is `None` only when neither fits: every buffer length around 32 and
+    /// 64, every position and every length up to 33.
+    #[test]
+    fn window32_holds_the_bytes_inside_the_buffer() {
+        let zeros = [0u8; 70];
+        for buf_len in 0..=70 {
+            let buf = &zeros[..buf_len];
+            for at in 0..=buf_len + 1 {
+                for len in 0..=33 {
+                    let end = at + len;
+                    let shown = std::format!("buf {buf_len} at {at} len {len}");
+                    match avx2::window32(buf, at, len) {
+                        Some(from) => {
+                            assert!(
+                                from + 32 <= buf_len && from <= at && end <= from + 32,
+                                "{shown}"
+                            );
+                            assert!(from + 32 == end || (from == at && end < 32), "{shown}");
+                        }
+                        None => assert!(
+                            len > 32 || end > buf_len || (end < 32 && at + 32 > buf_len),
+                            "{shown}"
+                        ),
+                    }
+                }
+            }
+        }
+        assert_eq!(avx2::window32(&zeros, usize::MAX, 2), None);
+    }
+
+    /// Once detected, AVX-512 is found by the parsers' one-load check.
+    #[test]
+    #[cfg(all(h1_avx512, feature = "std"))]
+    fn avx512_is_found_once_detected() {
+        let detected = avx512::Avx512::detect().is_some();
+        assert_eq!(avx512::Avx512::found().is_some(), detected);
     }
 }

@@ -185,14 +185,21 @@ fn leading_whitespace_before_the_request_line() {
         // After a skipped empty line, the offset still counts from byte 0.
         (b"\r\n GET / HTTP/1.1\r\nHost: a\r\n\r\n", 2),
     ] {
-        let e = error(buf);
-        assert_eq!(e.offset(), at, "{}: {e}", show(buf));
-        assert!(
-            matches!(e.kind(), K::InvalidRequestLine | K::InvalidMethod),
-            "{}: {e}",
-            show(buf)
-        );
+        // Whitespace where the method starts: a malformed line, not a
+        // method byte.
+        assert_error(buf, K::InvalidRequestLine, at);
     }
+    // Any other byte that is no tchar there is a bad method.
+    assert_error(b"/ HTTP/1.1\r\nHost: a\r\n\r\n", K::InvalidMethod, 0);
+}
+
+/// No target between the method's SP and the line end: the target is
+/// what is wrong. (With a target and no version, the line is.)
+#[test]
+fn a_missing_target_is_an_invalid_target() {
+    assert_error(b"GET \r\nHost: a\r\n\r\n", K::InvalidTarget, 4);
+    assert_error(b"GET \nHost: a\r\n\r\n", K::InvalidTarget, 4);
+    assert_error(b"GET /\nHost: a\r\n\r\n", K::InvalidRequestLine, 5);
 }
 
 #[test]
@@ -213,6 +220,26 @@ fn several_spaces_with_the_leniency() {
         // Still refused by default.
         if line != b"GET / HTTP/1.1" {
             assert_eq!(error(&buf).kind(), K::InvalidRequestLine);
+        }
+    }
+}
+
+/// A long run of SP and HTAB between the parts, starting with either, is
+/// one separator with the leniency, wherever the line ends.
+#[test]
+fn long_runs_of_spaces_and_tabs_with_the_leniency() {
+    let config = config(|c| c.allow_multiple_spaces_in_request_line = true);
+    for first in [b' ', b'\t'] {
+        for n in [1, 4, 9, 30] {
+            let run: Vec<u8> = (0..n)
+                .map(|i| if i == 0 { first } else { b"\t "[i % 2] })
+                .collect();
+            let line = [&b"GET"[..], &run, b"/x", &run, b"HTTP/1.0"].concat();
+            let buf = with_host(&line);
+            let (h, _) = head_with(&buf, &config);
+            assert_eq!(h.target.slice(&buf), b"/x", "{}", show(&buf));
+            assert_eq!(h.version, Version::Http10, "{}", show(&buf));
+            assert_eq!(h.len, buf.len(), "{}", show(&buf));
         }
     }
 }
@@ -485,6 +512,30 @@ fn http10_and_http11() {
     assert_eq!(h.len, buf.len());
     let (h, _) = head(&with_host(b"GET / HTTP/1.1"));
     assert_eq!(h.version, Version::Http11);
+}
+
+/// The version of a request line that is not the usual one, read by the
+/// general parser (a bare LF after it, or more than one SP or HTAB before
+/// it, when allowed), is the version written.
+#[test]
+fn versions_in_lenient_request_lines_are_read_as_written() {
+    let lenient = config(|c| {
+        c.allow_bare_lf = true;
+        c.allow_multiple_spaces_in_request_line = true;
+    });
+    let versions = [
+        (&b"HTTP/1.0"[..], Version::Http10),
+        (b"HTTP/1.1", Version::Http11),
+        (b"HTTP/1.9", Version::Http11),
+    ];
+    for (v, want) in versions {
+        for (before, after) in [(&b" "[..], &b"\n"[..]), (b"  ", b"\r\n"), (b" \t", b"\n")] {
+            let buf = [&b"GET /"[..], before, v, after, b"Host: a\r\n\r\n"].concat();
+            let (h, _) = head_with(&buf, &lenient);
+            assert_eq!(h.version, want, "{}", show(&buf));
+            assert_eq!(h.len, buf.len(), "{}", show(&buf));
+        }
+    }
 }
 
 #[test]

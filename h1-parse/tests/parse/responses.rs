@@ -142,6 +142,32 @@ fn line_endings_of_the_status_line() {
     assert_eq!(h.reason.slice(buf), b"");
 }
 
+/// A status line as long as `max_field_line_len` allows is taken and one
+/// byte longer is refused, ended by CRLF or (when allowed) a bare LF.
+#[test]
+fn a_status_line_at_the_field_line_limit() {
+    let line = b"HTTP/1.1 200 OK";
+    for (end, bare_lf) in [(&b"\r\n"[..], false), (b"\n", true)] {
+        let buf = [&line[..], end, b"\r\n"].concat();
+        let limit = |max| {
+            config(|c| {
+                c.max_field_line_len = max;
+                c.allow_bare_lf = bare_lf;
+            })
+        };
+        let (r, _) = response_with(&buf, &limit(line.len()));
+        assert_eq!(r.map(|s| s.is_complete()), Ok(true), "{}", show(&buf));
+        let (r, _) = response_with(&buf, &limit(line.len() - 1));
+        assert_eq!(
+            r.map(|s| s.is_complete())
+                .map_err(|e| (e.kind(), e.offset())),
+            Err((K::FieldLineTooLong, 0)),
+            "{}",
+            show(&buf)
+        );
+    }
+}
+
 #[test]
 fn bodiless_statuses_parse() {
     for buf in [
