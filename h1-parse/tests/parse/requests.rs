@@ -224,8 +224,8 @@ fn several_spaces_with_the_leniency() {
     }
 }
 
-/// A long run of SP and HTAB between the parts, starting with either, is
-/// one separator with the leniency, wherever the line ends.
+/// With the leniency, a run of SP and HTAB of any length between the
+/// parts, starting with either, is one separator.
 #[test]
 fn long_runs_of_spaces_and_tabs_with_the_leniency() {
     let config = config(|c| c.allow_multiple_spaces_in_request_line = true);
