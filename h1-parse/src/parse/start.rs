@@ -183,11 +183,12 @@ pub(super) fn request_line<C: Classify, const SHORT: bool>(
 }
 
 /// Where the parts of a request line after the method are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct LineParts {
-    pub(super) target_start: usize,
-    pub(super) target_end: usize,
-    pub(super) version: Version,
-    pub(super) fields_start: usize,
+    target_start: usize,
+    target_end: usize,
+    version: Version,
+    fields_start: usize,
 }
 
 /// The usual request line under the strict rules, `method SP target SP

@@ -321,13 +321,6 @@ fn assert_small_agrees(paths: &[Path], buf: &[u8], config: &Config) {
     }
 }
 
-/// A request line's parts as the two parsers give them.
-type Parts = (usize, usize, h1_headers::Version, usize);
-
-fn parts(p: &LineParts) -> Parts {
-    (p.target_start, p.target_end, p.version, p.fields_start)
-}
-
 /// Runs the strict request-line parser and the general one on the request
 /// line at the start of `buf`, on the blocks the head parser gives them
 /// (`SHORT` for a buffer shorter than a block, as it does).
@@ -337,25 +330,26 @@ struct BothLines<'a, const SHORT: bool> {
 }
 
 impl<const SHORT: bool> Kernel for BothLines<'_, SHORT> {
-    type Output = (Option<Parts>, Result<Status<Parts>>);
+    type Output = (Option<LineParts>, Result<Status<LineParts>>);
     #[inline(always)]
     fn run<C: Classify>(self, c: C) -> Self::Output {
         let BothLines { buf, config } = self;
         let blocks = Blocks::<C, SHORT>::with_target(c, buf, 0);
         let method_end = find(c, buf, 0, Stop::Token);
-        let strict = strict_line(&blocks, buf, 0, method_end, config);
-        let any = any_line(&blocks, buf, 0, method_end, config);
-        let any = any.map(|s| match s {
-            Status::Complete(p) => Status::Complete(parts(&p)),
-            Status::Partial => Status::Partial,
-        });
-        (strict.as_ref().map(parts), any)
+        (
+            strict_line(&blocks, buf, 0, method_end, config),
+            any_line(&blocks, buf, 0, method_end, config),
+        )
     }
 }
 
 /// Both request-line parsers on `buf` on path `p`, with `SHORT` when the
 /// buffer is shorter than a block and without it.
-fn both_lines(p: Path, buf: &[u8], config: &Config) -> Vec<(Option<Parts>, Result<Status<Parts>>)> {
+fn both_lines(
+    p: Path,
+    buf: &[u8],
+    config: &Config,
+) -> Vec<(Option<LineParts>, Result<Status<LineParts>>)> {
     let mut runs = std::vec![p.run(BothLines::<false> { buf, config })];
     if buf.len() < 64 {
         runs.push(p.run(BothLines::<true> { buf, config }));
