@@ -1,27 +1,47 @@
 #!/usr/bin/env bash
-# A fuzzing campaign: each target given, one after the other, for SECONDS
-# of CPU time, with the HTTP dictionary, over its work corpus
-# (fuzz/corpus-work/T, where new inputs go), the committed seeds and its
-# regressions. Prints a line per target (CPU and wall seconds, executions,
-# new inputs, peak RSS) and keeps libFuzzer's log in
-# fuzz/corpus-work/T.campaign.log. Stops at the first crash (the input is in
-# fuzz/artifacts/T/).
+# A fuzzing campaign: each target given, one after the other, until it has
+# had SECONDS of CPU time on the code it is built from now, with the HTTP
+# dictionary, over its work corpus (fuzz/corpus-work/T, where new inputs
+# go), the committed seeds and its regressions. Stops at the first crash
+# (the input is in fuzz/artifacts/T/).
 #
 # The budget is CPU time, not wall time: on a machine shared with other
 # work (or run under `nice`, to use only idle cores) a target still gets
-# the fuzzing it was given. A leg is also stopped after 20 times SECONDS of
-# wall time, so it always ends; its line then shows the CPU time it had.
+# the fuzzing it was given. A run is also stopped after 20 times its
+# remaining budget in wall time, so it always ends.
+#
+# A campaign may be cut short (a machine that stops, a session that ends)
+# and resumed with the same command. Each run keeps its CPU seconds and
+# executions, updated every few seconds, in fuzz/corpus-work/T.runs/,
+# under the SHA-256 of the fuzz binary: runs of the same binary add up,
+# so a budget counts only fuzzing of the code as it is now, and a change
+# to what the target compiles starts the count again. A test-only change
+# leaves the binary, and so the count, as it was.
+#
+# Prints a line per target: the CPU and wall seconds and executions of
+# this run, the totals over every run of this binary, the number of runs
+# and the size of the work corpus. libFuzzer's log of the latest run is
+# fuzz/corpus-work/T.campaign.log.
 #
 # Usage: bash fuzz/campaign.sh SECONDS TARGET...
+#        bash fuzz/campaign.sh --report TARGET...   (totals only, no fuzzing)
 # Needs nightly and cargo-fuzz. Run two at once on a two-core machine at
-# most; each libFuzzer process uses one core.
+# most; each libFuzzer process uses one core. Linux only (reads /proc).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$here"
-seconds=${1:?usage: campaign.sh SECONDS TARGET...}
+usage="usage: campaign.sh SECONDS TARGET... | campaign.sh --report TARGET..."
+seconds=${1:?$usage}
 shift
-[ "$#" -gt 0 ] || { echo "usage: campaign.sh SECONDS TARGET..." >&2; exit 2; }
+[ "$#" -gt 0 ] || { echo "$usage" >&2; exit 2; }
+report_only=false
+if [ "$seconds" = --report ]; then
+    report_only=true
+elif ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
+    echo "$usage" >&2
+    exit 2
+fi
 for t in "$@"; do
     if ! out=$(cargo +nightly fuzz build "$t" 2>&1); then
         echo "$out" >&2
@@ -41,22 +61,53 @@ cpu_seconds() {
     echo $(((${12} + ${13}) / ticks))
 }
 
+# Executions so far in libFuzzer log LOG: its final count when it printed
+# one, else the count of its latest status line ("#N<TAB>...").
+executions() {
+    local n
+    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$1")
+    if [ -z "$n" ]; then
+        n=$(tail -c 65536 "$1" | tr '\r' '\n' | sed -n 's/^#\([0-9][0-9]*\)\t.*/\1/p' | tail -n 1)
+    fi
+    echo "${n:-0}"
+}
+
+# Totals over the runs of binary KEY in directory RUNS: "CPU EXECS RUNS".
+totals() {
+    cat "$2"/*.run 2>/dev/null | awk -v k="$1" \
+        '$1 == k { c += $2; e += $3; n++ } END { printf "%d %d %d\n", c, e, n }'
+}
+
 for t in "$@"; do
-    mkdir -p "corpus-work/$t" "artifacts/$t"
+    runs="corpus-work/$t.runs"
+    mkdir -p "corpus-work/$t" "artifacts/$t" "$runs"
+    key=$(sha256sum "$bin/$t" | cut -c1-16)
+    commit=$(git -C "$here" rev-parse --short HEAD)
+    read -r cpu_before execs_before runs_before < <(totals "$key" "$runs")
+    if $report_only; then
+        echo "$t: ${cpu_before} CPU s, ${execs_before} executions in ${runs_before} runs of binary ${key} (built at ${commit}), work corpus $(find "corpus-work/$t" -type f | wc -l) inputs"
+        continue
+    fi
+    left=$((seconds - cpu_before))
+    if [ "$left" -le 0 ]; then
+        echo "$t: done before, ${cpu_before} CPU s, ${execs_before} executions in ${runs_before} runs of binary ${key}"
+        continue
+    fi
     dirs=("corpus-work/$t" "corpus/$t")
     [ -d "regressions/$t" ] && dirs+=("regressions/$t")
     log="corpus-work/$t.campaign.log"
     start=$(date -u +%FT%TZ)
+    run="$runs/$start-$$.run"
     began=$(date +%s)
-    commit=$(git -C "$here" rev-parse --short HEAD)
     "$bin/$t" "${dirs[@]}" -artifact_prefix="artifacts/$t/" \
-        -max_total_time=$((seconds * 20)) -timeout=10 -rss_limit_mb=4096 \
+        -max_total_time=$((left * 20)) -timeout=10 -rss_limit_mb=4096 \
         -print_final_stats=1 -dict=http.dict >"$log" 2>&1 &
     pid=$!
     used=0
     while kill -0 "$pid" 2>/dev/null; do
         used=$(cpu_seconds "$pid")
-        if [ "$used" -ge "$seconds" ]; then
+        echo "$key $used $(executions "$log") $commit $start" >"$run"
+        if [ "$used" -ge "$left" ]; then
             # libFuzzer prints its final stats on SIGINT and exits with 72.
             kill -INT "$pid"
             break
@@ -67,10 +118,11 @@ for t in "$@"; do
     wait "$pid" || status=$?
     [ "$status" = 72 ] && status=0
     wall=$(($(date +%s) - began))
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    added=$(sed -n 's/^stat::new_units_added: *//p' "$log")
+    execs=$(executions "$log")
+    echo "$key $used $execs $commit $start" >"$run"
+    read -r cpu_total execs_total runs_total < <(totals "$key" "$runs")
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
-    echo "$t: ${used} CPU s (${wall} s wall) from $start at $commit: ${execs:-?} executions, ${added:-?} new inputs, peak RSS ${rss:-?} MB, exit $status"
+    echo "$t: ${used} CPU s (${wall} s wall) from $start at $commit: ${execs} executions, peak RSS ${rss:-?} MB, exit $status; binary ${key}: ${cpu_total} CPU s, ${execs_total} executions in ${runs_total} runs; work corpus $(find "corpus-work/$t" -type f | wc -l) inputs"
     if [ "$status" != 0 ]; then
         tail -n 60 "$log" >&2
         exit 1
