@@ -242,8 +242,11 @@ type Body = fn(&[u8]);
 /// The differential targets accept a disagreement only when it is one of
 /// the listed classes; the seeds (with their mutations) reach every one of
 /// them, so a classification that stopped working (a class never taken)
-/// fails here, as does a class taken that is not listed. Set `H1_FUZZ_CLASSES_FROM` to a directory
-/// of inputs (a `corpus-work/<target>`) to list what those reach instead.
+/// fails here, as does a class taken that is not listed. Set
+/// `H1_FUZZ_CLASSES_FROM` to a directory of inputs (an absolute path, or
+/// one relative to `fuzz/`, such as `corpus-work/diff_request`) to list
+/// what those reach instead, each through all three targets; an input any
+/// target panics on then fails the test.
 #[test]
 fn differential_classes() {
     let targets: [(&str, Body); 3] = [
@@ -253,20 +256,30 @@ fn differential_classes() {
     ];
     let extra = std::env::var_os("H1_FUZZ_CLASSES_FROM").map(PathBuf::from);
     let mut seen = std::collections::BTreeSet::new();
+    let mut panics = Vec::new();
     for (target, body) in targets {
         let inputs = match &extra {
-            Some(d) => files(d),
+            Some(d) => {
+                let inputs = files(d);
+                assert!(!inputs.is_empty(), "no inputs in {}", d.display());
+                inputs
+            }
             None => files(&dir("corpus", target)),
         };
-        for (_, seed) in &inputs {
-            for (_, data) in mutations(seed, extra.is_none()) {
-                // A panic here is the replay test's to report.
-                if run_one(body, &data).is_none() {
-                    seen.extend(
+        for (name, seed) in &inputs {
+            for (label, data) in mutations(seed, extra.is_none()) {
+                match run_one(body, &data) {
+                    None => seen.extend(
                         h1_fuzz::differential::take_classes_seen()
                             .into_iter()
                             .map(|(class, parser)| (target, class, parser)),
-                    );
+                    ),
+                    // A seed's panic is the replay test's to report.
+                    Some(msg) if extra.is_some() => panics.push(format!(
+                        "{target} on {name} ({label}), {}: {msg}",
+                        escape(&data)
+                    )),
+                    Some(_) => {}
                 }
                 let _ = h1_fuzz::differential::take_classes_seen();
             }
@@ -275,6 +288,12 @@ fn differential_classes() {
     for (target, class, parser) in &seen {
         println!("{target}: {class} ({parser})");
     }
+    assert!(
+        panics.is_empty(),
+        "{} inputs fail:\n{}",
+        panics.len(),
+        panics.join("\n")
+    );
     let classes: std::collections::BTreeSet<&str> = seen.iter().map(|s| s.1).collect();
     for class in &classes {
         assert!(h1_fuzz::differential::CLASSES.contains(class));
