@@ -34,11 +34,11 @@ pub struct Config {
     /// chunked framing. A bare LF has been used to smuggle requests past
     /// proxies that disagree about it.
     pub allow_bare_lf: bool,
-    /// **Leniency.** Accept obs-fold (a field line continued on the next line
-    /// after whitespace, RFC 9112 §5.2). The folded value's span then covers
-    /// the CRLF of each fold; [`unfold_in_place`](crate::unfold_in_place)
-    /// replaces those bytes with SP as the RFC requires before the value is
-    /// interpreted.
+    /// **Leniency.** Accept obs-fold (a value continued on a line starting with
+    /// whitespace, RFC 9112 §5.2: for clients). A span covers each fold's CRLF;
+    /// [`unfold_in_place`](crate::unfold_in_place) turns it to SP, as the RFC
+    /// requires before use. Folded framing fields are still refused (peers that
+    /// unfold differently have framed, and so smuggled, messages differently).
     pub allow_obs_fold: bool,
     /// **Leniency.** Accept several SP (and HTAB) between the parts of the
     /// request line (RFC 9112 §3 MAY).
