@@ -497,9 +497,9 @@ pub(super) fn plain_digits(value: &[u8]) -> Option<u64> {
     })
 }
 
-/// Transfer-coding parameters: `token BWS "=" BWS ( token /
-/// quoted-string )` separated by `;` with optional whitespace (RFC 9110
-/// §10.1.4; a recipient removes BWS, §5.6.3).
+/// Transfer-coding parameters, `token BWS "=" BWS ( token / quoted-string )`
+/// split at `;` (RFC 9110 §10.1.4; BWS removed, §5.6.3). A quoted-string with
+/// `,` or `;` is refused: a reader splitting without quotes sees other codings.
 fn valid_params(p: &[u8]) -> bool {
     use h1_headers::chars::{is_token, trim_ows};
     p.split(|&b| b == b';')

@@ -222,6 +222,9 @@ fn invalid_transfer_encodings() {
         &[b"Transfer-Encoding: gzip;a=\"b\"c, chunked"],
         &[b"Transfer-Encoding: gzip;a=b\", chunked"],
         &[b"Transfer-Encoding: gzip;a=\"b\"c\", chunked"],
+        // a quoted-string holding `,` or `;` (refused on purpose)
+        &[b"Transfer-Encoding: gzip;a=\"b,c\", chunked"],
+        &[b"Transfer-Encoding: gzip;a=\"b;c\", chunked"],
     ] {
         let buf = post_with(lines);
         let e = error(&buf);

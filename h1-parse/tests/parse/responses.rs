@@ -243,6 +243,12 @@ fn transfer_encoding_in_responses() {
         b"Transfer-Encoding: x-c;a=\"b\\\", chunked\r\n",
         b"Transfer-Encoding: x-c;a=, chunked\r\n",
         b"Transfer-Encoding: x-c;a, chunked\r\n",
+        // A quoted-string holding `,` or `;`: valid (RFC 9110 §5.6.4), but a
+        // reader that splits the list without regard to quotes sees other
+        // codings, so it is refused on purpose.
+        b"Transfer-Encoding: x-c;a=\"b,c\", chunked\r\n",
+        b"Transfer-Encoding: x-c;a=\"b;c\", chunked\r\n",
+        b"Transfer-Encoding: x-c;a=\"b, chunked\"\r\n",
     ] {
         let buf = [&b"HTTP/1.1 200 OK\r\n"[..], lines, b"\r\n"].concat();
         let e = response_error(&buf);
