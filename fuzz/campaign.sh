@@ -2,8 +2,9 @@
 # A fuzzing campaign: each target given, one after the other, until it has
 # had SECONDS of CPU time on the code it is built from now, with the HTTP
 # dictionary, over its work corpus (fuzz/corpus-work/T, where new inputs
-# go), the committed seeds and its regressions. Stops at the first crash
-# (the input is in fuzz/artifacts/T/).
+# go), the committed seeds, its regressions and the minimized corpus of
+# earlier campaigns (fuzz/campaign/T, see minimize.sh). Stops at the first
+# crash (the input is in fuzz/artifacts/T/).
 #
 # The budget is CPU time, not wall time: on a machine shared with other
 # work (or run under `nice`, to use only idle cores) a target still gets
@@ -95,6 +96,7 @@ for t in "$@"; do
     fi
     dirs=("corpus-work/$t" "corpus/$t")
     [ -d "regressions/$t" ] && dirs+=("regressions/$t")
+    [ -d "campaign/$t" ] && dirs+=("campaign/$t")
     log="corpus-work/$t.campaign.log"
     start=$(date -u +%FT%TZ)
     run="$runs/$start-$$.run"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Line coverage of the library crates reached by the fuzz targets: every
-# target run over its committed corpus, its regressions and any work corpus
+# target run over its committed corpora (the seeds, and the campaign's in
+# fuzz/campaign/ when there is one), its regressions and any work corpus
 # given (cargo fuzz coverage), the profiles merged, and llvm-cov's report
 # summed per crate.
 #
@@ -28,6 +29,7 @@ mkdir -p coverage
 for t in $targets; do
     dirs=("corpus/$t")
     [ -d "regressions/$t" ] && dirs+=("regressions/$t")
+    [ -d "campaign/$t" ] && dirs+=("campaign/$t")
     for w in "${work[@]}"; do
         [ -d "$w/$t" ] && dirs+=("$w/$t")
     done

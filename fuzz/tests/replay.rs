@@ -6,7 +6,9 @@
 //! (reproducers of fixed crashes, if any), plus mutations of each: for the
 //! parse, connection, body and differential targets prefixes of every seed (all of them for seeds up to
 //! `ALL_PREFIXES_MAX` bytes), and for every target a few single-byte
-//! substitutions with the bytes parsers trip over. A panic in a body fails the
+//! substitutions with the bytes parsers trip over; and, as they are, the
+//! inputs of the minimized campaign corpus `fuzz/campaign/<target>/`
+//! (`fuzz/minimize.sh`), when there is one. A panic in a body fails the
 //! test, which lists every failing input as an escaped byte string.
 
 use std::cell::Cell;
@@ -135,17 +137,31 @@ fn replay(target: &str, body: fn(&[u8]), prefixes: bool) {
             .into_iter()
             .map(|(n, d)| (format!("regressions/{n}"), d)),
     );
+    let campaign: Vec<(String, Vec<u8>)> = files(&dir("campaign", target))
+        .into_iter()
+        .map(|(n, d)| (format!("campaign/{n}"), d))
+        .collect();
     let (mut runs, mut failures) = (0usize, Vec::new());
+    let mut run = |name: &str, label: &str, data: &[u8]| {
+        runs += 1;
+        if let Some(msg) = run_one(body, data) {
+            let msg = msg.replace('\n', "\n      ");
+            failures.push(format!("{name} ({label}): {}\n      {msg}", escape(data)));
+        }
+    };
     for (name, seed) in &inputs {
         for (label, data) in mutations(seed, prefixes) {
-            runs += 1;
-            if let Some(msg) = run_one(body, &data) {
-                let msg = msg.replace('\n', "\n      ");
-                failures.push(format!("{name} ({label}): {}\n      {msg}", escape(&data)));
-            }
+            run(name, &label, &data);
         }
     }
-    println!("{target}: {} files, {runs} runs", inputs.len());
+    for (name, data) in &campaign {
+        run(name, "as is", data);
+    }
+    println!(
+        "{target}: {} files and {} of the campaign, {runs} runs",
+        inputs.len(),
+        campaign.len()
+    );
     if !failures.is_empty() {
         let mut msg = format!("{target}: {} of {runs} runs panicked:\n", failures.len());
         for f in failures.iter().take(20) {
