@@ -431,6 +431,8 @@ fn same(reference: Reference, kind: Kind, ours: &Parsed, theirs: &Parsed, delta:
 /// LF (a CR before it dropped); continuation lines and lines without a colon
 /// are left out.
 struct Plain<'a> {
+    /// Where the start line begins (after skipped empty lines).
+    start_at: usize,
     start: &'a [u8],
     fields: Vec<(&'a [u8], &'a [u8])>,
     /// The complete lines after the start line, before the empty line:
@@ -458,6 +460,7 @@ fn plain(data: &[u8], kind: Kind) -> Plain<'_> {
         }
     }
     let mut out = Plain {
+        start_at: pos,
         start: &[],
         fields: Vec::new(),
         lines: Vec::new(),
@@ -566,6 +569,60 @@ fn plain_content_length(values: &[&[u8]]) -> Option<u128> {
     seen
 }
 
+/// Where the parts of the request line lie, read plainly: the method is
+/// the run of tchars at the line's start, the target starts after the SP
+/// and HTAB that follow it.
+struct RequestLine {
+    start: usize,
+    method_end: usize,
+    target_at: usize,
+    /// The line's end (its CR or LF), or the input's end.
+    end: usize,
+}
+
+fn request_line(p: &Plain<'_>, data: &[u8]) -> RequestLine {
+    let method_end = p.start_at + p.start.iter().take_while(|&&b| is_tchar(b)).count();
+    let target_at = method_end
+        + data[method_end..]
+            .iter()
+            .take_while(|&&b| is_ows(b))
+            .count();
+    RequestLine {
+        start: p.start_at,
+        method_end,
+        target_at,
+        end: p.start_at + p.start.len(),
+    }
+}
+
+impl RequestLine {
+    /// How many parts (runs of bytes other than SP and HTAB) the line has
+    /// before `o`.
+    fn parts_before(&self, data: &[u8], o: usize) -> usize {
+        data[self.start.min(o)..o]
+            .split(|&b| is_ows(b))
+            .filter(|p| !p.is_empty())
+            .count()
+    }
+}
+
+/// A byte a request-target may hold (RFC 9112 §3.2, RFC 3986: VCHAR; `#`
+/// starts a fragment, which a target does not have).
+fn is_target_byte(b: u8) -> bool {
+    (0x21..=0x7e).contains(&b) && b != b'#'
+}
+
+/// Whether `HTTP/` DIGIT `.` DIGIT ends just before `o`.
+fn after_version(data: &[u8], o: usize) -> bool {
+    o >= 8
+        && data.get(o - 8..o).is_some_and(|v| {
+            v.starts_with(b"HTTP/")
+                && v[5].is_ascii_digit()
+                && v[6] == b'.'
+                && v[7].is_ascii_digit()
+        })
+}
+
 /// `uri-host [ ":" port ]` with a non-empty host (RFC 9110 §7.2, RFC 3986
 /// §3.2.2, read by fluent-uri); with `connect`, the `uri-host ":" port` of
 /// CONNECT's authority-form, its port a TCP port (RFC 9110 §9.3.6: a
@@ -630,7 +687,7 @@ fn target_form_valid(method: &[u8], target: &[u8]) -> bool {
 /// whitespace right after the start line (it continues no field).
 fn obs_fold_at(p: &Plain<'_>, data: &[u8], o: usize, config: &Config) -> bool {
     let line_start_ows = |at: usize| {
-        at >= 1
+        at > p.start_at
             && at <= p.fields_end
             && data[at - 1] == b'\n'
             && data.get(at).copied().is_some_and(is_ows)
@@ -768,10 +825,10 @@ fn te_refusable(kind: Kind, values: &[&[u8]]) -> bool {
         let (mut quoted, mut escaped) = (false, false);
         for &b in v {
             match (quoted, escaped, b) {
+                (true, _, b',' | b';') => return true,
                 (_, true, _) => escaped = false,
                 (true, false, b'\\') => escaped = true,
                 (_, false, b'"') => quoted = !quoted,
-                (true, false, b',' | b';') => return true,
                 _ => {}
             }
         }
@@ -813,7 +870,10 @@ fn h1_stricter(
     };
     match e.kind() {
         K::BareLf => shown(
-            !config.allow_bare_lf && at(o) == Some(b'\n') && (o == 0 || at(o - 1) != Some(b'\r')),
+            !config.allow_bare_lf
+                && o < p.head_end
+                && at(o) == Some(b'\n')
+                && (o == 0 || at(o - 1) != Some(b'\r')),
             "bare-lf",
         ),
         K::ObsFold => shown(obs_fold_at(&p, data, o, config), "obs-fold"),
@@ -821,13 +881,19 @@ fn h1_stricter(
             kind == Kind::Request && p.minor(kind).is_some_and(|m| m >= 1) && !p.has(b"host"),
             "missing-host",
         ),
-        K::DuplicateHost => shown(p.values(b"host").len() >= 2, "duplicate-host"),
+        K::DuplicateHost => shown(
+            kind == Kind::Request && p.values(b"host").len() >= 2,
+            "duplicate-host",
+        ),
         K::InvalidHost => {
             // An empty `Host` is taken beside an absolute-form target, whose
             // authority the server uses instead (RFC 9112 §3.2.2).
             let valid =
                 |v: &[u8]| valid_authority(v, false) || v.is_empty() && is_absolute_form(&p);
-            shown(p.values(b"host").iter().any(|v| !valid(v)), "invalid-host")
+            shown(
+                kind == Kind::Request && p.values(b"host").iter().any(|v| !valid(v)),
+                "invalid-host",
+            )
         }
         K::InvalidContentLength => shown(
             p.has(b"content-length")
@@ -852,33 +918,59 @@ fn h1_stricter(
                     .is_some_and(|c| c.iter().any(|(name, _)| name != "chunked")),
             "transfer-coding",
         ),
-        K::InvalidTarget => shown(
-            at(o).is_some_and(|b| !(0x21..=0x7e).contains(&b) || b == b'#'),
-            "target-byte",
-        ),
+        K::InvalidTarget => {
+            // The first byte of the target's run that is neither a target
+            // byte nor the SP or line end after it.
+            let r = request_line(&p, data);
+            shown(
+                o >= r.target_at
+                    && data[r.target_at..o].iter().all(|&b| is_target_byte(b))
+                    && at(o)
+                        .is_some_and(|b| !is_target_byte(b) && !matches!(b, b' ' | b'\r' | b'\n')),
+                "target-byte",
+            )
+        }
         K::InvalidTargetForm => {
             let (method, target) = p.method_target();
             shown(!target_form_valid(method, target), "target-form")
         }
-        K::InvalidMethod => shown(at(o).is_some_and(|b| !is_tchar(b)), "method-not-token"),
-        K::InvalidRequestLine => shown(
-            at(o).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')),
-            "request-line-empty-part",
-        ),
+        K::InvalidMethod => {
+            // Where the method's token run stops, at a byte that is not the
+            // SP after it.
+            let r = request_line(&p, data);
+            shown(
+                o == r.method_end && at(o).is_some_and(|b| !matches!(b, b' ' | b'\t')),
+                "method-not-token",
+            )
+        }
+        K::InvalidRequestLine => {
+            let r = request_line(&p, data);
+            let ws = |b: Option<u8>| b.is_some_and(is_ows);
+            let strict = !config.allow_multiple_spaces_in_request_line;
+            // Whitespace first; in the strict profile a second SP or any
+            // HTAB (an empty part, or a separator the grammar lacks); the
+            // line ending before its three parts; anything but the line end
+            // after the version.
+            let shows = (o == p.start_at && ws(at(o)))
+                || (strict
+                    && o > p.start_at
+                    && ws(at(o))
+                    && (ws(at(o - 1)) || at(o) == Some(b'\t')))
+                || (matches!(at(o), Some(b'\r' | b'\n')) && r.parts_before(data, o) < 3)
+                || (after_version(data, o) && !matches!(at(o), Some(b'\r' | b'\n')));
+            shown(o <= r.end && shows, "request-line-empty-part")
+        }
         K::InvalidVersion if kind == Kind::Response && o == 0 => shown(
             matches!(at(0), Some(b'\r' | b'\n')),
             "empty-line-before-status-line",
         ),
         K::InvalidVersion => shown(
-            at(o).is_some_and(|b| b.is_ascii_digit())
-                && o >= 1
-                && at(o - 1).is_some_and(|b| b.is_ascii_digit()),
+            at(o).is_some_and(|b| b.is_ascii_digit()) && after_version(data, o),
             "version-digits",
         ),
-        K::InvalidStatusLine if o == 8 && at(o).is_some_and(|b| b.is_ascii_digit()) => shown(
-            at(o - 1).is_some_and(|b| b.is_ascii_digit()),
-            "version-digits",
-        ),
+        K::InvalidStatusLine if o == 8 && at(o).is_some_and(|b| b.is_ascii_digit()) => {
+            shown(after_version(data, o), "version-digits")
+        }
         K::InvalidStatusLine => {
             let code = p.start.get(9..).unwrap_or_default();
             let n = code.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -889,11 +981,12 @@ fn h1_stricter(
         }
         K::TargetTooLong => shown(
             p.method_target().1.len() > config.max_target_len
-                || data[o..]
-                    .iter()
-                    .take_while(|&&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-                    .count()
-                    > config.max_target_len,
+                || (p.start_at..=request_line(&p, data).end).contains(&o)
+                    && data[o..]
+                        .iter()
+                        .take_while(|&&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                        .count()
+                        > config.max_target_len,
             "limit",
         ),
         K::TooManyFields => {
@@ -907,14 +1000,19 @@ fn h1_stricter(
             shown(complete + unfinished > config.max_fields, "limit")
         }
         K::FieldLineTooLong => {
-            // The line at the offset, with its continuation lines when
+            // The line at the offset (a field line, or a status line, which
+            // h1 holds to the same limit), with its continuation lines when
             // obs-fold is allowed (a folded field is one line to the limit),
-            // without the CR of its end.
+            // without the CR of its end (or a last CR, which may start it).
+            let line_start = match kind {
+                Kind::Response => o == 0,
+                Kind::Request => false,
+            } || (o > p.start_at && o <= p.fields_end && data[o - 1] == b'\n');
             let mut end = o;
             loop {
                 match data[end..].iter().position(|&b| b == b'\n') {
                     None => {
-                        end = data.len();
+                        end = data.len() - usize::from(data.last() == Some(&b'\r'));
                         break;
                     }
                     Some(i) if config.allow_obs_fold && at(end + i + 1).is_some_and(is_ows) => {
@@ -926,7 +1024,7 @@ fn h1_stricter(
                     }
                 }
             }
-            shown(end - o > config.max_field_line_len, "limit")
+            shown(line_start && end - o > config.max_field_line_len, "limit")
         }
         K::HeadTooLarge => shown(p.head_end > config.max_head_len, "limit"),
         _ => Err(format!("{e:?}: no class lists this error")),

@@ -83,6 +83,9 @@ fn a_transfer_encoding_the_rfc_lets_through_is_no_excuse() {
         "Transfer-Encoding: ,\r\n",
         "Transfer-Encoding: gzip;a=\"x,y\", chunked\r\n",
         "Transfer-Encoding: gzip;a=\"x;y\", chunked\r\n",
+        // Escaped, still inside the quotes: h1 refuses these too.
+        "Transfer-Encoding: gzip;a=\"x\\,y\", chunked\r\n",
+        "Transfer-Encoding: gzip;a=\"x\\;y\"\r\n",
     ] {
         let data = response_with(refusable);
         assert_eq!(
@@ -144,6 +147,9 @@ fn obs_fold_is_excused_only_where_the_head_folds() {
         excuse(Kind::Request, late, &lenient(), fold, 24),
         Ok("obs-fold")
     );
+    // Whitespace before the request line is no fold.
+    let before = b"\r\n GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+    assert!(excuse(Kind::Request, before, &strict(), fold, 2).is_err());
     let first = b"GET / HTTP/1.1\r\n X: a\r\nHost: a\r\n\r\n";
     assert_eq!(
         excuse(Kind::Request, first, &lenient(), fold, 16),
@@ -294,7 +300,28 @@ fn limits_are_excused_only_past_them() {
         Ok("limit")
     );
 
-    // A target ends at its line's end, not at the next SP.
+    // A field line unfinished but for a CR that may start its line end is
+    // at the limit, not past it.
+    let mut d = b"GET / HTTP/1.1\r\nHost: a\r\nX: ".to_vec();
+    d.resize(25 + config.max_field_line_len, b'a');
+    d.push(b'\r');
+    assert!(excuse(Kind::Request, &d, &config, K::FieldLineTooLong, 25).is_err());
+    d.insert(30, b'a');
+    assert_eq!(
+        excuse(Kind::Request, &d, &config, K::FieldLineTooLong, 25),
+        Ok("limit")
+    );
+    // The request line is held to the target limit, not the field-line one.
+    let mut d = b"GET /".to_vec();
+    d.resize(5 + config.max_field_line_len, b'a');
+    d.extend_from_slice(b" HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert!(excuse(Kind::Request, &d, &config, K::FieldLineTooLong, 0).is_err());
+
+    // A target ends at its line's end, not at the next SP; a run in the
+    // body is no target.
+    let mut data = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 9000\r\n\r\n".to_vec();
+    data.resize(data.len() + 9000, b'b');
+    assert!(excuse(Kind::Request, &data, &config, K::TargetTooLong, 60).is_err());
     let mut data = b"GET /a\r\nX: ".to_vec();
     data.resize(data.len() + config.max_target_len, b'b');
     data.extend_from_slice(b" HTTP/1.1\r\n\r\n");
@@ -333,4 +360,98 @@ fn a_deferred_verdict_needs_the_other_parser_to_reject() {
         &h1_head(Kind::Request, data, &strict()),
     );
     assert!(take_classes_seen().contains(&("deferred-verdict", "httparse")));
+}
+
+#[test]
+fn host_rules_are_no_excuse_in_a_response() {
+    // RFC 9112 §3.2 holds requests to one valid Host; in a response Host
+    // is a field like any other.
+    let two = response_with("Host: a\r\nHost: b\r\n");
+    assert!(excuse(Kind::Response, &two, &strict(), K::DuplicateHost, 26).is_err());
+    let spaced = response_with("Host: a b\r\n");
+    assert!(excuse(Kind::Response, &spaced, &strict(), K::InvalidHost, 23).is_err());
+}
+
+#[test]
+fn request_line_errors_are_excused_only_where_the_line_breaks() {
+    let valid = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+    for (kind, at) in [
+        (K::InvalidRequestLine, 3),
+        (K::InvalidRequestLine, 5),
+        (K::InvalidRequestLine, 14),
+        (K::InvalidMethod, 3),
+        (K::InvalidTarget, 5),
+        (K::InvalidTarget, 14),
+        (K::InvalidVersion, 13),
+        (K::BareLf, 15),
+    ] {
+        assert!(
+            excuse(Kind::Request, valid, &strict(), kind, at).is_err(),
+            "{kind:?} at {at}"
+        );
+    }
+    let digits = b"GET /12 HTTP/1.1\r\nHost: a\r\n\r\n";
+    assert!(excuse(Kind::Request, digits, &strict(), K::InvalidVersion, 6).is_err());
+    // A bare LF in the body is not the head's.
+    let body = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\n\nab";
+    assert!(excuse(Kind::Request, body, &strict(), K::BareLf, 47).is_err());
+
+    for (input, kind, at, class) in [
+        (
+            &b" GET / HTTP/1.1\r\n"[..],
+            K::InvalidRequestLine,
+            0,
+            "request-line-empty-part",
+        ),
+        (
+            b"GET  / HTTP/1.1\r\n",
+            K::InvalidRequestLine,
+            4,
+            "request-line-empty-part",
+        ),
+        (
+            b"GET\t/ HTTP/1.1\r\n",
+            K::InvalidRequestLine,
+            3,
+            "request-line-empty-part",
+        ),
+        (
+            b"GET \r\n",
+            K::InvalidRequestLine,
+            4,
+            "request-line-empty-part",
+        ),
+        (
+            b"GET / HTTP/1.1 \r\n",
+            K::InvalidRequestLine,
+            14,
+            "request-line-empty-part",
+        ),
+        (
+            b"G@T / HTTP/1.1\r\n",
+            K::InvalidMethod,
+            1,
+            "method-not-token",
+        ),
+        (
+            b"GET /a\x7f HTTP/1.1\r\n",
+            K::InvalidTarget,
+            6,
+            "target-byte",
+        ),
+        (
+            b"GET / HTTP/1.11\r\n",
+            K::InvalidVersion,
+            14,
+            "version-digits",
+        ),
+        (b"GET / HTTP/1.1\nHost: a\r\n\r\n", K::BareLf, 14, "bare-lf"),
+    ] {
+        assert_eq!(
+            excuse(Kind::Request, input, &strict(), kind, at),
+            Ok(class),
+            "{}",
+            input.escape_ascii()
+        );
+    }
 }
