@@ -539,3 +539,30 @@ fn a_head_is_refused_at_the_byte_past_its_limit_within_a_short_line() {
     let whole = crate::common::parse_request(&buf[..33], &mut storage, &small_head);
     assert_eq!(whole.unwrap_err().kind(), K::HeadTooLarge);
 }
+
+#[test]
+fn a_long_request_line_is_examined_at_most_four_times() {
+    // A method longer than the field-line limit, then a target past its own
+    // limit: the line is walked once while unfinished (when it passes the
+    // line limit), its method and target searched once for the target's
+    // end, and walked again for the verdict, besides the search for a line
+    // end among each call's new bytes: four looks at most bytes, still O(n).
+    let tight = config(|c| {
+        c.max_field_line_len = 622;
+        c.max_target_len = 302;
+    });
+    let mut buf = vec![b'M'; 2000];
+    buf.push(b' ');
+    buf.push(b'/');
+    buf.resize(2402, b'a');
+    let mut storage = [Entry::EMPTY; STORAGE];
+    let mut p = HeadParser::new(tight);
+    assert_eq!(p.request(&buf[..100], &mut storage), Ok(Status::Partial));
+    assert_eq!(p.request(&buf[..1000], &mut storage), Ok(Status::Partial));
+    let e = p.request(&buf, &mut storage).unwrap_err();
+    assert_eq!(e.kind(), K::TargetTooLong);
+    let searched = buf.len();
+    let walked = 1000 + buf.len();
+    let target_search = 2001 + 303;
+    assert_eq!(p.examined(), searched + walked + target_search);
+}
