@@ -304,12 +304,15 @@ impl HeadParser {
     fn at_limit(&mut self, request: bool, buf: &[u8], from: usize, start_line: bool) -> bool {
         let tail = buf.get(from..).unwrap_or_default();
         let bare_cr = tail.len() >= 2 && tail[0] == b'\r' && tail[1] != b'\n';
-        // A final CR or CRLF may end the line (or, with obs-fold, wait for
-        // the next byte to tell): not counted, as the one-shot parser does
-        // not, so a line exactly at the limit is not taken for a longer one.
+        // A final CR, CRLF or LF may end the line (or, with obs-fold, wait
+        // for the next byte to tell): not counted, as the one-shot parser
+        // does not, so a line exactly at the limit is not taken for a
+        // longer one (and then not looked at again when a fold makes it
+        // one).
         let line = tail
             .strip_suffix(b"\r\n")
             .or_else(|| tail.strip_suffix(b"\r"))
+            .or_else(|| tail.strip_suffix(b"\n"))
             .unwrap_or(tail);
         let checked = self.limit_checked_at == Some(from);
         let long = line.len() > self.config.max_field_line_len && !checked;

@@ -566,3 +566,27 @@ fn a_long_request_line_is_examined_at_most_four_times() {
     let target_search = 2001 + 303;
     assert_eq!(p.examined(), searched + walked + target_search);
 }
+
+#[test]
+fn a_bare_lf_at_the_line_limit_waits_and_a_fold_past_it_is_refused() {
+    // With bare LF and obs-fold allowed, a field line exactly at its limit
+    // ends in an LF whose follower decides whether the line goes on: the
+    // LF is not counted (as the one-shot parser does not count it), so the
+    // line is not taken as over its limit and then skipped when the fold
+    // that really takes it over arrives. Found by the parse_request
+    // campaign (fuzz/regressions/parse_request/bare-lf-fold-past-the-line-limit).
+    let c = config(|c| {
+        c.max_field_line_len = 13;
+        c.allow_bare_lf = true;
+        c.allow_obs_fold = true;
+    });
+    let buf = b"PUT /url HTTP/1.1\r\nHost: example\n  abc\r\n\r\n";
+    let mut storage = [Entry::EMPTY; STORAGE];
+    let mut p = HeadParser::new(c.clone());
+    assert_eq!(p.request(&buf[..25], &mut storage), Ok(Status::Partial));
+    assert_eq!(p.request(&buf[..33], &mut storage), Ok(Status::Partial));
+    let e = p.request(&buf[..34], &mut storage).unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (K::FieldLineTooLong, 19));
+    let whole = crate::common::parse_request(&buf[..34], &mut storage, &c);
+    assert_eq!(whole.unwrap_err(), e);
+}
