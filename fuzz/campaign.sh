@@ -86,7 +86,8 @@ for t in "$@"; do
     commit=$(git -C "$here" rev-parse --short HEAD)
     read -r cpu_before execs_before runs_before < <(totals "$key" "$runs")
     if $report_only; then
-        echo "$t: ${cpu_before} CPU s, ${execs_before} executions in ${runs_before} runs of binary ${key} (built at ${commit}), work corpus $(find "corpus-work/$t" -type f | wc -l) inputs"
+        at=$(cat "$runs"/*.run 2>/dev/null | awk -v k="$key" '$1 == k { print $4 }' | sort -u | paste -sd, -) || true
+        echo "$t: ${cpu_before} CPU s, ${execs_before} executions in ${runs_before} runs of binary ${key} (runs started at ${at:-none}), work corpus $(find "corpus-work/$t" -type f | wc -l) inputs"
         continue
     fi
     left=$((seconds - cpu_before))
