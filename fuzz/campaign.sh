@@ -26,19 +26,23 @@
 #
 # Usage: bash fuzz/campaign.sh SECONDS TARGET...
 #        bash fuzz/campaign.sh --report TARGET...   (totals only, no fuzzing)
+#        bash fuzz/campaign.sh --table TARGET...    (the totals as Markdown rows)
 # Needs nightly and cargo-fuzz. Run two at once on a two-core machine at
 # most; each libFuzzer process uses one core. Linux only (reads /proc).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$here"
-usage="usage: campaign.sh SECONDS TARGET... | campaign.sh --report TARGET..."
+usage="usage: campaign.sh SECONDS TARGET... | campaign.sh --report|--table TARGET..."
 seconds=${1:?$usage}
 shift
 [ "$#" -gt 0 ] || { echo "$usage" >&2; exit 2; }
 report_only=false
-if [ "$seconds" = --report ]; then
+if [ "$seconds" = --report ] || [ "$seconds" = --table ]; then
     report_only=true
+    [ "$seconds" = --table ] && printf '%s\n' \
+        '| target | CPU s | executions | runs | runs started at | work corpus |' \
+        '|---|---:|---:|---:|---|---:|'
 elif ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
     echo "$usage" >&2
     exit 2
@@ -87,7 +91,12 @@ for t in "$@"; do
     read -r cpu_before execs_before runs_before < <(totals "$key" "$runs")
     if $report_only; then
         at=$(cat "$runs"/*.run 2>/dev/null | awk -v k="$key" '$1 == k { print $4 }' | sort -u | paste -sd, -) || true
-        echo "$t: ${cpu_before} CPU s, ${execs_before} executions in ${runs_before} runs of binary ${key} (runs started at ${at:-none}), work corpus $(find "corpus-work/$t" -type f | wc -l) inputs"
+        inputs=$(find "corpus-work/$t" -type f | wc -l)
+        if [ "$seconds" = --table ]; then
+            echo "| \`$t\` | $cpu_before | $(echo "$execs_before" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') | $runs_before | ${at:-none} | $inputs |"
+        else
+            echo "$t: ${cpu_before} CPU s, ${execs_before} executions in ${runs_before} runs of binary ${key} (runs started at ${at:-none}), work corpus $inputs inputs"
+        fi
         continue
     fi
     left=$((seconds - cpu_before))
