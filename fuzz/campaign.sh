@@ -41,8 +41,8 @@ report_only=false
 if [ "$seconds" = --report ] || [ "$seconds" = --table ]; then
     report_only=true
     [ "$seconds" = --table ] && printf '%s\n' \
-        '| target | CPU s | executions | runs | runs started at | work corpus |' \
-        '|---|---:|---:|---:|---|---:|'
+        '| target | CPU s | executions | runs | runs started at | work corpus | campaign corpus |' \
+        '|---|---:|---:|---:|---|---:|---:|'
 elif ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
     echo "$usage" >&2
     exit 2
@@ -77,6 +77,11 @@ executions() {
     echo "${n:-0}"
 }
 
+# N with its thousands grouped by commas (1234567 -> 1,234,567).
+group() {
+    echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'
+}
+
 # Totals over the runs of binary KEY in directory RUNS: "CPU EXECS RUNS".
 totals() {
     cat "$2"/*.run 2>/dev/null | awk -v k="$1" \
@@ -93,7 +98,10 @@ for t in "$@"; do
         at=$(cat "$runs"/*.run 2>/dev/null | awk -v k="$key" '$1 == k { print $4 }' | sort -u | paste -sd, -) || true
         inputs=$(find "corpus-work/$t" -type f | wc -l)
         if [ "$seconds" = --table ]; then
-            echo "| \`$t\` | $cpu_before | $(echo "$execs_before" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') | $runs_before | ${at:-none} | $inputs |"
+            # The committed, minimized corpus (fuzz/minimize.sh), if any.
+            kept=none
+            [ -d "campaign/$t" ] && kept=$(find "campaign/$t" -type f | wc -l)
+            echo "| \`$t\` | $(group "$cpu_before") | $(group "$execs_before") | $runs_before | ${at:-none} | $(group "$inputs") | $(group "$kept") |"
         else
             echo "$t: ${cpu_before} CPU s, ${execs_before} executions in ${runs_before} runs of binary ${key} (runs started at ${at:-none}), work corpus $inputs inputs"
         fi
