@@ -6,8 +6,10 @@
 # summed per crate.
 #
 # Usage: bash fuzz/coverage.sh [WORK_DIR...]
-#   WORK_DIR: directories holding a corpus per target (WORK_DIR/<target>/),
-#   e.g. fuzz/corpus-work; fuzz/corpus-work is used when present.
+#   WORK_DIR: directories holding more inputs per target (WORK_DIR/<target>/),
+#   e.g. fuzz/corpus-work. Without one, only committed inputs count, so a
+#   clone measures the same figure (the campaign corpora are minimized to
+#   keep every edge of the work corpora they came from).
 # Needs nightly, cargo-fuzz and the llvm-tools component
 # (`rustup component add llvm-tools --toolchain nightly`), python3.
 # Writes fuzz/coverage/ (ignored) and prints a table.
@@ -21,7 +23,6 @@ tools="$(rustc +nightly --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bi
     exit 1
 }
 work=("$@")
-[ "${#work[@]}" -eq 0 ] && [ -d corpus-work ] && work=(corpus-work)
 targets=$(sed -n '/^\[\[bin\]\]/,/^path/s/^name = "\(.*\)"$/\1/p' Cargo.toml)
 bin=target/x86_64-unknown-linux-gnu/coverage/x86_64-unknown-linux-gnu/release
 objects=()
