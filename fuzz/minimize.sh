@@ -35,5 +35,5 @@ for t in "$@"; do
     fi
     rm -rf "campaign/$t"
     mv "$new" "campaign/$t"
-    echo "$t: $before inputs -> $(find "campaign/$t" -type f | wc -l) ($(du -sh "campaign/$t" | cut -f1))"
+    echo "$t: $before inputs -> $(find "campaign/$t" -type f | wc -l) ($(du -sh --apparent-size "campaign/$t" | cut -f1))"
 done
