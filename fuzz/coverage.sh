@@ -16,13 +16,18 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Work directories are named from where the script is called; it runs in fuzz/.
+work=()
+for w in "$@"; do
+    [ -d "$w" ] || { echo "coverage.sh: no directory $w" >&2; exit 2; }
+    work+=("$(cd "$w" && pwd)")
+done
 cd "$here"
 tools="$(rustc +nightly --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin"
 [ -x "$tools/llvm-cov" ] || {
     echo "coverage.sh: no llvm-cov in $tools: rustup component add llvm-tools --toolchain nightly" >&2
     exit 1
 }
-work=("$@")
 targets=$(sed -n '/^\[\[bin\]\]/,/^path/s/^name = "\(.*\)"$/\1/p' Cargo.toml)
 bin=target/x86_64-unknown-linux-gnu/coverage/x86_64-unknown-linux-gnu/release
 objects=()
