@@ -26,6 +26,9 @@ pub(crate) struct RecvBuf {
     pos: usize,
     filled: usize,
     limit: usize,
+    /// The length it starts with, and is given back after a
+    /// [`freeze`](Self::freeze) has left it short of room.
+    initial: usize,
     /// Whether bytes were moved since the last call to `moved`.
     moved: bool,
 }
@@ -40,6 +43,7 @@ impl RecvBuf {
             pos: 0,
             filled: 0,
             limit: limit.max(initial),
+            initial,
             moved: false,
         }
     }
@@ -89,6 +93,21 @@ impl RecvBuf {
             let grown = self.buf.len().saturating_mul(2).min(self.limit);
             self.buf.resize(grown, 0);
         }
+        #[cfg(feature = "bytes")]
+        if self.buf.len() < self.initial && self.buf.len() - self.filled < self.initial / 4 {
+            self.regain();
+        }
+    }
+
+    /// Gives a buffer that `freeze` has shortened its initial length back:
+    /// the unconsumed bytes move to the front of its allocation when the
+    /// bytes frozen out of it are all gone (no allocation: the usual case,
+    /// once a request has been answered), else to a new one.
+    #[cfg(feature = "bytes")]
+    fn regain(&mut self) {
+        self.buf.truncate(self.filled);
+        self.buf.resize(self.initial.max(self.filled), 0);
+        self.moved = true;
     }
 
     /// The free part, as it is.
@@ -119,18 +138,16 @@ impl RecvBuf {
 
     /// Splits off every consumed byte as `Bytes`, without a copy: spans
     /// handed out so far index the result. The unconsumed bytes move to
-    /// offset 0.
+    /// offset 0. The buffer is what is left of its allocation: reads lend
+    /// less until [`make_room`](Self::make_room) gives its length back,
+    /// which needs no allocation once the frozen bytes are dropped, so a
+    /// head or a body chunk frozen for each request costs none.
     #[cfg(feature = "bytes")]
     pub(crate) fn freeze(&mut self) -> bytes::Bytes {
         let taken = self.buf.split_to(self.pos).freeze();
         self.filled -= self.pos;
         self.pos = 0;
         self.moved = true;
-        // Give back the room the split took, so reads keep their size.
-        let before = (self.buf.len() + taken.len()).min(self.limit);
-        if self.buf.len() < before {
-            self.buf.resize(before, 0);
-        }
         taken
     }
 

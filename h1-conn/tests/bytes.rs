@@ -40,9 +40,10 @@ fn freeze_hands_out_the_received_bytes_without_a_copy() {
 }
 
 /// After `freeze`, what is buffered is the unconsumed bytes alone, and
-/// `read_buf` lends as much room as before the split.
+/// `read_buf` lends what is left of the allocation, never less than a
+/// quarter of `read_buf_len`.
 #[test]
-fn freeze_keeps_the_unconsumed_bytes_and_the_room_to_read() {
+fn freeze_keeps_the_unconsumed_bytes_and_room_to_read() {
     let mut config = Config::default();
     config.read_buf_len = 64;
     let mut conn = ServerConn::new(config);
@@ -54,5 +55,48 @@ fn freeze_keeps_the_unconsumed_bytes_and_the_room_to_read() {
     assert_eq!(&frozen[..], first);
     assert_eq!(conn.buffered(), 6);
     assert_eq!(conn.received(), b"GET /b");
-    assert_eq!(conn.read_buf().len(), 64 - 6);
+    assert_eq!(
+        conn.read_buf().len(),
+        64 - first.len() - 6,
+        "the allocation's rest"
+    );
+    let origin = conn.received().as_ptr();
+    // The buffer is short of room, and the frozen bytes are still held:
+    // it gets its length back in a new allocation, with the bytes kept.
+    conn.filled(20);
+    assert_eq!(conn.read_buf().len(), 64 - 26);
+    assert_ne!(conn.received().as_ptr(), origin);
+    assert!(conn.received().starts_with(b"GET /b"));
+    drop(frozen);
+}
+
+/// A request whose head is frozen and dropped before the buffer runs
+/// short costs no allocation: the buffer gets its room back in place.
+#[test]
+fn frozen_bytes_dropped_in_time_give_their_room_back_in_place() {
+    let mut config = Config::default();
+    config.read_buf_len = 256;
+    let mut conn = ServerConn::new(config);
+    let request = b"GET /a HTTP/1.1\r\nHost: one\r\n\r\n";
+    conn.feed(request);
+    let base = conn.received().as_ptr();
+    for _ in 0..100 {
+        let room = conn.read_buf();
+        assert!(room.len() >= 256 / 4, "{}", room.len());
+        room[..request.len()].copy_from_slice(request);
+        conn.filled(request.len());
+        assert!(matches!(conn.next_event(), ServerEvent::Request(_)));
+        assert_eq!(conn.next_event(), ServerEvent::End);
+        conn.respond_with(200, [("x", "y")], b"").unwrap();
+        let out = conn.out().len();
+        conn.written(out);
+        let frozen = conn.freeze();
+        assert_eq!(&frozen[..request.len()], request);
+        drop(frozen);
+        let start = conn.received().as_ptr() as usize;
+        assert!(
+            (base as usize..base as usize + 256).contains(&start),
+            "the same allocation"
+        );
+    }
 }

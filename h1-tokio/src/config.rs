@@ -11,9 +11,13 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Config {
-    /// The protocol machine's limits (head and body sizes, pipelining
-    /// depth `max_unanswered`, output buffered before the service is
-    /// slowed, the linger on close) and strictness. Its `auto_continue` is
+    /// The protocol machine's limits (head sizes, pipelining depth
+    /// `max_unanswered`, output buffered before the service is slowed, the
+    /// linger on close) and strictness. h1-conn's own defaults, but for
+    /// `max_body_len`: unlimited here (h1-conn's default is 8 MiB), since
+    /// a request body streams to the service with backpressure and the
+    /// service knows what it accepts (a request over a limit set here is
+    /// answered `413` before the service sees it). Its `auto_continue` is
     /// the driver's to set: [`serve_connection`](crate::serve_connection)
     /// sends `100 Continue` when the service first polls the request body,
     /// [`raw::serve`](crate::raw::serve) when the body is read for the
@@ -35,15 +39,28 @@ pub struct Config {
     /// `408` if its response has not started, and the connection closes.
     /// Default 60 s.
     pub body_read_timeout: Option<Duration>,
+    /// Longest the client may leave the response unread: when the socket
+    /// has taken none of the output for this long, the connection ends
+    /// ([`Error`](crate::Error) with [`is_timeout`](crate::Error::is_timeout)),
+    /// so a client that stops reading cannot hold a connection and its
+    /// buffers. Each write the socket takes starts the time afresh, so a
+    /// slow reader that keeps reading is served. Default 60 s.
+    pub write_timeout: Option<Duration>,
 }
 
 impl Default for Config {
     fn default() -> Config {
+        let mut conn = h1_conn::Config::default();
+        // A body reaches the service through one chunk of buffer at a
+        // time, so its length costs the server no memory: the service
+        // decides how much it takes (axum's `DefaultBodyLimit`, say).
+        conn.max_body_len = u64::MAX;
         Config {
-            conn: h1_conn::Config::default(),
+            conn,
             header_read_timeout: Some(Duration::from_secs(30)),
             idle_timeout: Some(Duration::from_secs(60)),
             body_read_timeout: Some(Duration::from_secs(60)),
+            write_timeout: Some(Duration::from_secs(60)),
         }
     }
 }

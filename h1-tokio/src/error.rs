@@ -40,9 +40,16 @@ impl Error {
         }
     }
 
-    /// Whether the socket failed (the peer reset the connection, say).
+    /// Whether the socket failed (the peer reset the connection, say), or
+    /// timed out.
     pub fn is_io(&self) -> bool {
         matches!(self.kind, Kind::Io(_))
+    }
+
+    /// Whether the client left the response unread for
+    /// [`Config::write_timeout`](crate::Config::write_timeout).
+    pub fn is_timeout(&self) -> bool {
+        matches!(&self.kind, Kind::Io(e) if e.kind() == io::ErrorKind::TimedOut)
     }
 }
 

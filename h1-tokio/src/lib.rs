@@ -33,19 +33,25 @@
 //! takes longer than `header_read_timeout`, a stalled body too, an idle
 //! connection closes) and linger on close as RFC 9112 §9.6 asks.
 //!
-//! [`Server`] accepts on a TCP listener and serves each connection on a
-//! task of its own (at most `max_connections` at once), and shuts down
-//! gracefully: it stops accepting, lets each connection answer what it has
-//! received, closes the idle ones, and ends the rest after a grace period.
+//! [`serve`] accepts on a TCP listener and serves each connection on a
+//! task of its own, as `axum::serve` does (at most `max_connections` at
+//! once), and shuts down gracefully: it stops accepting, lets each
+//! connection answer what it has received, closes the idle ones, and ends
+//! the rest after a grace period.
 //!
 //! A service can switch protocols: [`upgrade::on`] gives it the socket
-//! once its `101` (or `2xx` to `CONNECT`) is written.
+//! once its `101` (or `2xx` to `CONNECT`) is written. With the `ws`
+//! feature, `h1_tokio::ws` gives axum handlers the WebSocket extractor
+//! that axum's own cannot be on h1-tokio.
 //!
 //! Under construction (issue 15; `DESIGN.md` beside this crate's
 //! `Cargo.toml` says where it stands).
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
+#[cfg(feature = "axum")]
+mod axum;
 mod body;
 mod config;
 mod error;
@@ -57,12 +63,15 @@ mod server;
 mod service;
 mod transport;
 pub mod upgrade;
+#[cfg(feature = "ws")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ws")))]
+pub mod ws;
 
 pub use body::{Body, BodyError};
 pub use config::Config;
 pub use error::Error;
-pub use serve::serve_connection;
-pub use server::Server;
+pub use serve::{serve_connection, Connection};
+pub use server::{serve, Incoming, Serve, ServeFuture, WithGracefulShutdown};
 pub use service::{service_fn, ServiceFn};
 
 /// The error type services and bodies may fail with.

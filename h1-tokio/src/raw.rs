@@ -38,7 +38,7 @@ pub use h1_conn::{
 use h1_conn::{ServerConn, ServerEvent};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::transport::{Shutdown, Transport, Wait, ROUNDS};
+use crate::transport::{Transport, Wait, ROUNDS};
 use crate::{Config, Error};
 
 /// What a connection served by [`serve`] calls for each request, in order.
@@ -180,27 +180,13 @@ where
     I: AsyncRead + AsyncWrite + Unpin,
     H: Handler,
 {
-    serve_until(io, handler, config, None).await
-}
-
-/// [`serve`], finishing when `shutdown` completes.
-pub(crate) async fn serve_until<I, H>(
-    io: I,
-    handler: H,
-    config: Config,
-    shutdown: Option<Shutdown>,
-) -> Result<(), Error>
-where
-    I: AsyncRead + AsyncWrite + Unpin,
-    H: Handler,
-{
     let mut driver = Driver {
-        t: Transport::new(io, &config, true).with_shutdown(shutdown),
+        t: Transport::new(io, &config, true),
         handler,
         receiving: false,
     };
     poll_fn(|cx| driver.poll(cx)).await?;
-    driver.t.close().await
+    poll_fn(|cx| driver.t.poll_close(cx)).await
 }
 
 struct Driver<I, H> {
@@ -213,13 +199,14 @@ struct Driver<I, H> {
 impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         for _ in 0..ROUNDS {
-            let mut progress = self.t.poll_shutdown(cx);
-            let (received, starved) = self.receive();
-            progress |= received;
+            let (mut progress, starved) = self.receive();
             match self.t.write(cx) {
                 Poll::Ready(wrote) => progress |= wrote?,
                 Poll::Pending if progress => continue,
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    self.t.poll_write_timer(cx)?;
+                    return Poll::Pending;
+                }
             }
             if self.t.closed {
                 return Poll::Ready(Ok(()));

@@ -2,8 +2,8 @@
 //!
 //! h1-conn has already judged every byte of the head (method token, target
 //! form, field syntax, framing); this only moves it into an
-//! `http::Request`. The head is copied once, and the target and the field
-//! values share that copy; what is left is the `http` types' own cost:
+//! `http::Request`. The head's bytes are not copied: the target and the
+//! field values share them; what is left is the `http` types' own cost:
 //! names looked up (and copied when not one of the standard ones), a
 //! `HeaderMap` filled.
 
@@ -27,34 +27,21 @@ impl fmt::Display for Unrepresentable {
     }
 }
 
-/// The `http::Request` of `req`, carrying `body`: its bytes are in
-/// `received`, its field entries (spans into `received`) in `fields`.
-/// `headers` is an empty map to fill (a response's, reused: its allocation
-/// is kept). The head's bytes are copied once, into one `Bytes` that the
-/// target and every field value share.
+/// The `http::Request` of `req`, carrying `body`: `head` holds its bytes
+/// (taken out of the connection's buffer without a copy, see
+/// [`ServerConn::freeze`](h1_conn::ServerConn::freeze)), and its spans and
+/// those of its field entries `fields` index `head`. The target and the
+/// field values are slices of `head`: no copy, no allocation. `headers` is
+/// an empty map to fill (a response's, reused: its allocation is kept).
 pub(crate) fn to_http(
     req: &Request,
-    received: &[u8],
+    head: &Bytes,
     fields: &[Entry],
     mut headers: HeaderMap,
     body: Body,
 ) -> Result<http::Request<Body>, Unrepresentable> {
     let h = &req.head;
-    // From the method to the end of the last span: the whole head but its
-    // line ends.
-    let start = h.method.offset();
-    let end = fields
-        .iter()
-        .map(|e| e.value.end())
-        .chain([h.target.end()])
-        .max()
-        .unwrap_or(start);
-    let head = Bytes::copy_from_slice(received.get(start..end).ok_or(Unrepresentable("head"))?);
-    let part = |span: Span| {
-        span.shift_down(start)
-            .filter(|s| s.end() <= head.len())
-            .map(|s| head.slice(s.range()))
-    };
+    let part = |span: Span| (span.end() <= head.len()).then(|| head.slice(span.range()));
     let method = match req.method() {
         h1_conn::Method::Get => Method::GET,
         h1_conn::Method::Post => Method::POST,
@@ -71,10 +58,12 @@ pub(crate) fn to_http(
     headers.clear();
     headers.reserve(fields.len());
     for e in fields {
-        let (Some(name), Some(value)) = (part(e.name), part(e.value)) else {
+        let (Some(name), Some(value)) = (e.name.get(head), part(e.value)) else {
             return Err(Unrepresentable("field"));
         };
-        let name = HeaderName::from_bytes(&name).map_err(|_| Unrepresentable("field name"))?;
+        // Standard names come from http's table without an allocation;
+        // only the value needs the shared head.
+        let name = HeaderName::from_bytes(name).map_err(|_| Unrepresentable("field name"))?;
         let value =
             HeaderValue::from_maybe_shared(value).map_err(|_| Unrepresentable("field value"))?;
         headers.append(name, value);
@@ -112,14 +101,9 @@ mod tests {
         assert_eq!(conn.feed(bytes), bytes.len());
         match conn.next_event() {
             ServerEvent::Request(req) => {
+                let head = conn.freeze();
                 let fields = &conn.field_entries()[..req.head.field_count];
-                to_http(
-                    &req,
-                    conn.received(),
-                    fields,
-                    HeaderMap::new(),
-                    Body::empty(),
-                )
+                to_http(&req, &head, fields, HeaderMap::new(), Body::empty())
             }
             other => panic!("expected a request, got {other:?}"),
         }

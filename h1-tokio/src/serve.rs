@@ -12,12 +12,12 @@
 //! time); write what was encoded; read when the machine needs more bytes.
 
 use std::collections::VecDeque;
-use std::future::{poll_fn, Future};
+use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 
 use bytes::{Buf, Bytes};
-use h1_conn::{Expect, Framing, Method, RecvState, SendState, ServerConn, ServerEvent, Span};
+use h1_conn::{Expect, Framing, Method, RecvState, SendState, ServerEvent};
 use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
@@ -25,7 +25,7 @@ use tower_service::Service;
 use crate::body::Sender;
 use crate::request::{to_http, trailer_map};
 use crate::response::{delimiting, has_upgrade_option, pairs};
-use crate::transport::{Shutdown, Transport, Wait, ROUNDS, VECTORED_MIN};
+use crate::transport::{Transport, Wait, ROUNDS, VECTORED_MIN};
 use crate::upgrade::{self, Handover, Upgraded};
 use crate::{Body, BodyError, BoxError, Config, Error};
 
@@ -77,7 +77,7 @@ use crate::{Body, BodyError, BoxError, Config, Error};
 /// }
 /// # }
 /// ```
-pub async fn serve_connection<I, S, B>(io: I, service: S, config: Config) -> Result<(), Error>
+pub fn serve_connection<I, S, B>(io: I, service: S, config: Config) -> Connection<I, S, B>
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     S: Service<Request<Body>, Response = Response<B>>,
@@ -85,16 +85,70 @@ where
     B: http_body::Body,
     B::Error: Into<BoxError>,
 {
-    serve_until(io, service, config, None).await
+    Connection {
+        driver: Some(Driver::new(io, service, config)),
+        closing: false,
+    }
 }
 
-/// [`serve_connection`], finishing when `shutdown` completes.
-pub(crate) async fn serve_until<I, S, B>(
-    io: I,
-    service: S,
-    config: Config,
-    shutdown: Option<Shutdown>,
-) -> Result<(), Error>
+/// A connection being served: the future [`serve_connection`] returns.
+/// It completes when the connection has closed (or been handed over by a
+/// protocol switch), `Ok` whenever it ended in order, the client's
+/// mistakes and timeouts included.
+///
+/// [`graceful_shutdown`](Self::graceful_shutdown) finishes it early,
+/// without cutting a response short: for a server with its own accept loop
+/// (TLS, Unix sockets) that is shutting down.
+///
+/// ```no_run
+/// use h1_tokio::{serve_connection, service_fn, Body, Config};
+/// use http::{Request, Response};
+///
+/// # async fn run(stream: tokio::net::TcpStream, mut stop: tokio::sync::watch::Receiver<()>) {
+/// let hello = service_fn(|_req: Request<Body>| async {
+///     Ok::<_, std::convert::Infallible>(Response::new(String::from("Hello, World!")))
+/// });
+/// let conn = serve_connection(stream, hello, Config::default());
+/// tokio::pin!(conn);
+/// tokio::select! {
+///     result = conn.as_mut() => { let _ = result; }
+///     _ = stop.changed() => {
+///         // Answers what it has received, then closes.
+///         conn.as_mut().graceful_shutdown();
+///         let _ = conn.await;
+///     }
+/// }
+/// # }
+/// ```
+#[must_use = "a connection is served only while its future is polled"]
+pub struct Connection<I, S: Service<Request<Body>>, B> {
+    /// `None` once the socket has been handed over.
+    driver: Option<Driver<I, S, B>>,
+    /// Every exchange is over: the socket is being closed.
+    closing: bool,
+}
+
+// Nothing in a `Connection` is pinned in place (the service's and the
+// bodies' futures are boxed, and the service is only called through
+// `&mut`), so it may move whatever `S` and `B` are.
+impl<I, S: Service<Request<Body>>, B> Unpin for Connection<I, S, B> {}
+
+impl<I, S, B> Connection<I, S, B>
+where
+    S: Service<Request<Body>>,
+{
+    /// Finishes the connection gracefully: no further request is read, the
+    /// requests already received are answered (the last answer says
+    /// `Connection: close`) and the connection then closes; an idle one
+    /// closes at once. Keep polling the connection until it completes.
+    pub fn graceful_shutdown(self: Pin<&mut Self>) {
+        if let Some(driver) = &mut self.get_mut().driver {
+            driver.t.conn.close();
+        }
+    }
+}
+
+impl<I, S, B> Future for Connection<I, S, B>
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     S: Service<Request<Body>, Response = Response<B>>,
@@ -102,22 +156,57 @@ where
     B: http_body::Body,
     B::Error: Into<BoxError>,
 {
-    let mut driver = Driver::new(io, service, config, shutdown);
-    poll_fn(|cx| driver.poll(cx)).await?;
-    if let (Some(rest), Some(handover)) = (driver.switched.take(), driver.handover.take()) {
-        // Nobody waiting for the socket (the service did not ask for it)
-        // drops it: the connection closes.
-        let _ = handover.send(Upgraded::new(Box::new(driver.t.io), rest));
-        return Ok(());
+    type Output = Result<(), Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        let this = self.get_mut();
+        let Some(driver) = &mut this.driver else {
+            return Poll::Ready(Ok(()));
+        };
+        if !this.closing {
+            match driver.poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => {
+                    this.driver = None;
+                    return Poll::Ready(Err(e));
+                }
+                Poll::Ready(Ok(())) => {}
+            }
+            if driver.switched.is_some() && driver.handover.is_some() {
+                let Some(Driver {
+                    t,
+                    switched: Some(rest),
+                    handover: Some(handover),
+                    ..
+                }) = this.driver.take()
+                else {
+                    unreachable!("checked just above");
+                };
+                // Nobody waiting for the socket (the service did not ask
+                // for it) drops it: the connection closes.
+                let _ = handover.send(Upgraded::new(Box::new(t.io), rest));
+                return Poll::Ready(Ok(()));
+            }
+            this.closing = true;
+        }
+        let closed = ready!(driver.t.poll_close(cx));
+        this.driver = None;
+        Poll::Ready(closed)
     }
-    driver.t.close().await
 }
+
+/// A box reused for one value after another: each is pinned in place
+/// while it is there, and the allocation outlives it, so a connection
+/// boxes its service's futures and its response bodies once, not once a
+/// request.
+type Slot<T> = Pin<Box<Option<T>>>;
 
 /// A request handed to the service, waiting for its response to start.
 enum Owed<F, B> {
     /// The service is working on it.
     Calling {
-        future: Pin<Box<F>>,
+        /// Holds the call's future until it is ready.
+        future: Slot<F>,
         /// The request may switch protocols: where its socket goes then.
         switch: Option<Switch>,
         /// The request is a HEAD.
@@ -147,8 +236,12 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     max_unanswered: usize,
     /// Requests whose responses have not started, oldest first.
     owed: VecDeque<Owed<S::Future, B>>,
-    /// The oldest response's body while it is being sent.
-    streaming: Option<Pin<Box<B>>>,
+    /// The oldest response's body while it is being sent (the slot is
+    /// made for the first body streamed, and kept).
+    streaming: Option<Slot<B>>,
+    /// Slots of calls that have finished, for calls to come (as many as
+    /// may be under way at once).
+    calls: Vec<Slot<S::Future>>,
     /// The body of the request being received, while its reader wants it.
     body: Option<Sender>,
     /// Trailer fields of the body being received, until its end.
@@ -188,14 +281,15 @@ where
     B: http_body::Body,
     B::Error: Into<BoxError>,
 {
-    fn new(io: I, service: S, config: Config, shutdown: Option<Shutdown>) -> Self {
+    fn new(io: I, service: S, config: Config) -> Self {
         Driver {
-            t: Transport::new(io, &config, false).with_shutdown(shutdown),
+            t: Transport::new(io, &config, false),
             service,
             max_output: config.conn.max_buffered_output,
             max_unanswered: config.conn.max_unanswered,
             owed: VecDeque::new(),
             streaming: None,
+            calls: Vec::new(),
             body: None,
             trailers: None,
             receiving: false,
@@ -214,7 +308,7 @@ where
     /// Ready once the connection has nothing more to do but close.
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         for _ in 0..ROUNDS {
-            let mut progress = self.t.poll_shutdown(cx);
+            let mut progress = false;
             if self.broken.is_none() {
                 progress |= self.respond(cx);
                 progress |= self.invite(cx);
@@ -223,15 +317,18 @@ where
             }
             match self.t.write(cx) {
                 Poll::Ready(wrote) => progress |= wrote?,
-                // Woken when the socket takes more.
                 Poll::Pending if progress => continue,
-                Poll::Pending => return Poll::Pending,
+                // Woken when the socket takes more, or by the write timer.
+                Poll::Pending => {
+                    self.t.poll_write_timer(cx)?;
+                    return Poll::Pending;
+                }
             }
             // What was complete before the break is out: end here.
             if let Some(e) = self.broken.take() {
                 return Poll::Ready(Err(e));
             }
-            if self.t.closed && self.owed.is_empty() && self.streaming.is_none() {
+            if self.t.closed && self.owed.is_empty() && !self.is_streaming() {
                 return Poll::Ready(self.service_error.take().map_or(Ok(()), Err));
             }
             if self.t.want_read {
@@ -253,7 +350,7 @@ where
     /// length): nothing more is sent after what is already encoded, and
     /// the connection ends with `error` once that is written.
     fn break_off(&mut self, error: Error) {
-        self.streaming = None;
+        self.end_body();
         self.owed.clear();
         self.t.conn.close();
         self.broken = Some(error);
@@ -264,11 +361,15 @@ where
     fn respond(&mut self, cx: &mut Context<'_>) -> bool {
         let mut progress = false;
         loop {
-            if let Some(body) = &mut self.streaming {
+            if let Some(body) = self
+                .streaming
+                .as_mut()
+                .and_then(|s| s.as_mut().as_pin_mut())
+            {
                 if self.t.conn.out().len() >= self.max_output || self.t.frame_pending() {
                     break;
                 }
-                match body.as_mut().poll_frame(cx) {
+                match body.poll_frame(cx) {
                     Poll::Pending => break,
                     Poll::Ready(frame) => {
                         progress = true;
@@ -283,22 +384,33 @@ where
             // Every response future is polled, not just the oldest: later
             // ones may finish early and wait their turn.
             for owed in &mut self.owed {
-                if let Owed::Calling {
+                let Owed::Calling { future, .. } = owed else {
+                    continue;
+                };
+                let Some(call) = future.as_mut().as_pin_mut() else {
+                    continue;
+                };
+                let Poll::Ready(result) = call.poll(cx) else {
+                    continue;
+                };
+                future.set(None);
+                let Owed::Calling {
                     future,
                     switch,
                     head,
-                } = owed
-                {
-                    if let Poll::Ready(result) = future.as_mut().poll(cx) {
-                        *owed = match result {
-                            Ok(response) => Owed::Ready {
-                                response,
-                                switch: switch.take(),
-                                head: *head,
-                            },
-                            Err(_) => Owed::Own(500),
-                        };
-                    }
+                } = std::mem::replace(owed, Owed::Own(500))
+                else {
+                    unreachable!("matched as Calling above");
+                };
+                if self.calls.len() < self.max_unanswered {
+                    self.calls.push(future);
+                }
+                if let Ok(response) = result {
+                    *owed = Owed::Ready {
+                        response,
+                        switch,
+                        head,
+                    };
                 }
             }
             // The last message has been sent (a response that closes, or
@@ -379,7 +491,9 @@ where
         }
         match finished {
             Ok(sent) if sent.body && !body.is_end_stream() => {
-                self.streaming = Some(Box::pin(body));
+                self.streaming
+                    .get_or_insert_with(|| Box::pin(None))
+                    .set(Some(body));
             }
             // An empty body after a head that has one: it ends now, or,
             // short of the Content-Length the service set, is broken.
@@ -429,13 +543,13 @@ where
     ) -> Result<(), Error> {
         let frame = match frame {
             None => {
-                self.streaming = None;
+                self.end_body();
                 // Too short for its Content-Length: the encoder refuses
                 // to end it, and a message cut short ends the connection.
                 return self.t.conn.send_end().map_err(Error::response_body);
             }
             Some(Err(e)) => {
-                self.streaming = None;
+                self.end_body();
                 return Err(Error::response_body(e));
             }
             Some(Ok(frame)) => frame,
@@ -445,7 +559,7 @@ where
             Ok(mut data) if data.remaining() >= VECTORED_MIN && self.t.vectored() => {
                 let data = data.copy_to_bytes(data.remaining());
                 self.t.send_in_place(data).map_err(|e| {
-                    self.streaming = None;
+                    self.end_body();
                     Error::response_body(e)
                 })
             }
@@ -454,7 +568,7 @@ where
                     let chunk = data.chunk();
                     let n = chunk.len();
                     if let Err(e) = self.t.conn.send_data(chunk) {
-                        self.streaming = None;
+                        self.end_body();
                         return Err(Error::response_body(e));
                     }
                     data.advance(n);
@@ -462,7 +576,7 @@ where
                 Ok(())
             }
             Err(frame) => {
-                self.streaming = None;
+                self.end_body();
                 let Ok(trailers) = frame.into_trailers() else {
                     // A frame of a kind this crate does not know: the body
                     // ends without it.
@@ -476,6 +590,18 @@ where
                     Err(_) => self.t.conn.send_end().map_err(Error::response_body),
                 }
             }
+        }
+    }
+
+    /// A response body is being sent.
+    fn is_streaming(&self) -> bool {
+        self.streaming.as_ref().is_some_and(|s| s.is_some())
+    }
+
+    /// The response body being sent is done with (its slot is kept).
+    fn end_body(&mut self) {
+        if let Some(slot) = &mut self.streaming {
+            slot.set(None);
         }
     }
 
@@ -570,17 +696,20 @@ where
                     self.body = sender;
                     let connect = req.method() == Method::Connect;
                     let head = req.method() == Method::Head;
+                    let bytes = self.t.conn.freeze();
                     let fields = &self.t.conn.field_entries()[..req.head.field_count];
                     let headers = self.spare.pop().unwrap_or_default();
-                    match to_http(&req, self.t.conn.received(), fields, headers, body) {
+                    match to_http(&req, &bytes, fields, headers, body) {
                         Ok(mut request) => {
                             let switch = (req.upgrade || connect).then(|| {
                                 let (pending, handover) = upgrade::pending();
                                 request.extensions_mut().insert(pending);
                                 Switch { connect, handover }
                             });
+                            let mut future = self.calls.pop().unwrap_or_else(|| Box::pin(None));
+                            future.set(Some(self.service.call(request)));
                             self.owed.push_back(Owed::Calling {
-                                future: Box::pin(self.service.call(request)),
+                                future,
                                 switch,
                                 head,
                             });
@@ -594,7 +723,11 @@ where
                     self.continue_owed = false;
                     self.continue_declined = false;
                     if let Some(body) = &mut self.body {
-                        body.send(chunk(&self.t.conn, span));
+                        // Out of the buffer without a copy.
+                        let bytes = self.t.conn.freeze();
+                        if span.end() <= bytes.len() {
+                            body.send(bytes.slice(span.range()));
+                        }
                     }
                 }
                 ServerEvent::Trailers(_) => {
@@ -659,14 +792,9 @@ where
         if self.receiving {
             return (!self.continue_owed && !self.continue_declined).then_some(Wait::Body);
         }
-        if !self.owed.is_empty() || self.streaming.is_some() {
+        if !self.owed.is_empty() || self.is_streaming() {
             return None;
         }
         Some(self.t.head_wait())
     }
-}
-
-/// The body bytes of `span` as `Bytes` of their own.
-fn chunk(conn: &ServerConn, span: Span) -> Bytes {
-    Bytes::copy_from_slice(span.slice(conn.received()))
 }

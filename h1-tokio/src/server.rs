@@ -1,75 +1,143 @@
-//! A listening server: accepts connections, serves each on a task of its
-//! own, and shuts down gracefully.
+//! Serving a TCP listener, as `axum::serve` does: every accepted
+//! connection served on a task of its own with a service made for it, and
+//! a graceful shutdown.
 
-use std::future::Future;
+use std::convert::Infallible;
+use std::fmt;
+use std::future::{poll_fn, Future, IntoFuture};
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use http::{Request, Response};
-use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 use tower_service::Service;
 
-use crate::raw::{self, Handler};
-use crate::transport::Shutdown;
-use crate::{serve, Body, BoxError, Config};
+use crate::{serve_connection, Body, BoxError, Config};
 
-/// A TCP server: every accepted connection is served on a task of its own
-/// by [`serve_connection`](crate::serve_connection) (or [`raw::serve`]),
-/// at most [`max_connections`](Self::max_connections) at once (the kernel's
-/// backlog holds the rest), until a shutdown signal; then it stops
-/// accepting, lets every connection finish the requests it has received
-/// (the last answer of each says `Connection: close`; idle connections
-/// close at once), and after the [`grace`](Self::grace) period ends those
-/// still running.
+/// Serves every connection `listener` accepts with a service
+/// `make_service` makes for it, each on a task of its own (see [`Serve`]
+/// for the settings), like `axum::serve`: switching an axum application
+/// changes one line.
 ///
-/// ```no_run
-/// use h1_tokio::{service_fn, Body, Config, Server};
-/// use http::{Request, Response};
+#[cfg_attr(feature = "axum", doc = "```no_run")]
+#[cfg_attr(not(feature = "axum"), doc = "```ignore")]
+/// use axum::{routing::get, Router};
 ///
 /// # async fn run() -> std::io::Result<()> {
-/// let hello = service_fn(|_req: Request<Body>| async {
-///     Ok::<_, std::convert::Infallible>(Response::new(String::from("Hello, World!")))
-/// });
-/// // Whatever says to stop: a signal handler, an admin endpoint, ...
-/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-/// # drop(stop);
-/// let server = Server::bind("127.0.0.1:8080", Config::default()).await?;
-/// server
-///     .serve(hello, async {
-///         let _ = stopped.await;
+/// let app = Router::new().route("/", get(|| async { "Hello, World!" }));
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// // was: axum::serve(listener, app).await
+/// h1_tokio::serve(listener, app).await
+/// # }
+/// ```
+///
+/// `make_service` is called with each connection's [`Incoming`]: an axum
+/// `Router` (with the `axum` feature) or an [`h1_tokio::service_fn`](crate::service_fn)
+/// clones itself; axum's `into_make_service_with_connect_info::<SocketAddr>()`
+/// gives handlers the client's address as the `ConnectInfo` extractor
+/// expects it; a tower `MakeService` of one's own may look at the
+/// connection before it answers.
+///
+/// The future runs until accepting fails for a reason that concerns the
+/// listener (a connection that fails to be accepted is skipped, and a
+/// process out of file descriptors waits for some to be freed);
+/// [`with_graceful_shutdown`](Serve::with_graceful_shutdown) ends it on a
+/// signal.
+pub fn serve<M>(listener: TcpListener, make_service: M) -> Serve<M> {
+    Serve {
+        listener,
+        make_service,
+        config: Config::default(),
+        max_connections: 10_000,
+        grace: Duration::from_secs(30),
+    }
+}
+
+/// A connection just accepted, as the make-service passed to [`serve`]
+/// sees it.
+#[derive(Debug)]
+pub struct Incoming<'a> {
+    io: &'a TcpStream,
+    remote_addr: SocketAddr,
+}
+
+impl Incoming<'_> {
+    /// The connection's socket.
+    pub fn io(&self) -> &TcpStream {
+        self.io
+    }
+
+    /// The client's address.
+    pub fn remote_addr(&self) -> SocketAddr {
+        self.remote_addr
+    }
+}
+
+/// A listener being served: what [`serve`] returns. Await it (it is
+/// [`IntoFuture`]) to run it; set h1's connection settings and the
+/// server's limits first.
+///
+#[cfg_attr(feature = "axum", doc = "```no_run")]
+#[cfg_attr(not(feature = "axum"), doc = "```ignore")]
+/// use std::time::Duration;
+///
+/// # async fn run(app: axum::Router) -> std::io::Result<()> {
+/// let mut config = h1_tokio::Config::default();
+/// config.header_read_timeout = Some(Duration::from_secs(10));
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// h1_tokio::serve(listener, app)
+///     .config(config)
+///     .max_connections(50_000)
+///     .with_graceful_shutdown(async {
+///         let _ = tokio::signal::ctrl_c().await;
 ///     })
 ///     .await
 /// # }
 /// ```
-#[derive(Debug)]
-pub struct Server {
+#[must_use = "a listener is served only while the future is polled"]
+pub struct Serve<M> {
     listener: TcpListener,
+    make_service: M,
     config: Config,
     max_connections: usize,
     grace: Duration,
 }
 
-impl Server {
-    /// A server listening on `addr`.
-    pub async fn bind(addr: impl ToSocketAddrs, config: Config) -> io::Result<Server> {
-        Ok(Server::from_listener(
-            TcpListener::bind(addr).await?,
-            config,
-        ))
+impl<M> fmt::Debug for Serve<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Serve")
+            .field("listener", &self.listener)
+            .field("config", &self.config)
+            .field("max_connections", &self.max_connections)
+            .field("grace", &self.grace)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M> Serve<M> {
+    /// The settings of every connection (default: [`Config::default`]).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
     }
 
-    /// A server accepting on `listener`.
-    pub fn from_listener(listener: TcpListener, config: Config) -> Server {
-        Server {
-            listener,
-            config,
-            max_connections: 10_000,
-            grace: Duration::from_secs(30),
-        }
+    /// Most connections served at once (default 10,000); more wait in the
+    /// kernel's backlog until one ends.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+
+    /// How long a graceful shutdown waits for the connections to finish
+    /// their requests (default 30 s); those still running then are ended.
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
     }
 
     /// The address it listens on.
@@ -77,126 +145,165 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// Most connections served at once (default 10,000); more wait in the
-    /// kernel's backlog until one ends.
-    pub fn max_connections(mut self, n: usize) -> Server {
-        self.max_connections = n.max(1);
-        self
-    }
-
-    /// How long a shutdown waits for the connections to finish their
-    /// requests (default 30 s); those still running then are ended.
-    pub fn grace(mut self, grace: Duration) -> Server {
-        self.grace = grace;
-        self
-    }
-
-    /// Serves every connection with a clone of `service` until `shutdown`
-    /// completes, then shuts down gracefully (see [`Server`]).
-    pub async fn serve<S, B>(self, service: S, shutdown: impl Future<Output = ()>) -> io::Result<()>
+    /// Serves until `signal` completes, then shuts down gracefully: it
+    /// stops accepting, every connection answers the requests it has
+    /// received (the last answer says `Connection: close`), idle ones
+    /// close at once, and after the [`grace`](Self::grace) period those
+    /// still running are ended. The future completes when all have.
+    pub fn with_graceful_shutdown<F>(self, signal: F) -> WithGracefulShutdown<M, F>
     where
-        S: Service<Request<Body>, Response = Response<B>> + Clone + Send + 'static,
-        S::Future: Send,
-        S::Error: Into<BoxError>,
-        B: http_body::Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<BoxError>,
-    {
-        self.run(shutdown, move |stream, config, stop| {
-            let service = service.clone();
-            async move {
-                let _ = serve::serve_until(stream, service, config, Some(stop)).await;
-            }
-        })
-        .await
-    }
-
-    /// Serves every connection with a handler from `make` until
-    /// `shutdown` completes, then shuts down gracefully (see [`Server`]).
-    pub async fn serve_raw<H, M>(
-        self,
-        make: M,
-        shutdown: impl Future<Output = ()>,
-    ) -> io::Result<()>
-    where
-        H: Handler + Send + 'static,
-        M: Fn() -> H,
-    {
-        self.run(shutdown, move |stream, config, stop| {
-            let handler = make();
-            async move {
-                let _ = raw::serve_until(stream, handler, config, Some(stop)).await;
-            }
-        })
-        .await
-    }
-
-    /// The accept loop and the shutdown, for any way of serving a
-    /// connection.
-    async fn run<F, C>(
-        self,
-        shutdown: impl Future<Output = ()>,
-        mut connection: C,
-    ) -> io::Result<()>
-    where
-        C: FnMut(tokio::net::TcpStream, Config, Shutdown) -> F,
         F: Future<Output = ()> + Send + 'static,
     {
-        let Server {
-            listener,
-            config,
-            max_connections,
-            grace,
-        } = self;
-        let (stop, stopped) = watch::channel(());
-        let permits = Arc::new(Semaphore::new(max_connections));
-        let mut tasks = JoinSet::new();
-        tokio::pin!(shutdown);
-        loop {
-            let permit = tokio::select! {
-                permit = Arc::clone(&permits).acquire_owned() => match permit {
-                    Ok(permit) => permit,
-                    Err(_) => break,
-                },
-                () = &mut shutdown => break,
-            };
-            let stream = tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => stream,
-                    // The connection went away before it was accepted:
-                    // keep accepting.
-                    Err(e) if transient(&e) => continue,
-                    // Descriptors ran out: connections ending free some.
-                    Err(e) if matches!(e.raw_os_error(), Some(23 | 24)) => {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                    Err(e) => return Err(e),
-                },
-                () = &mut shutdown => break,
-            };
-            let _ = stream.set_nodelay(true);
-            let mut stopped = stopped.clone();
-            let stop: Shutdown = Box::pin(async move {
-                // A send or the sender's end: either is the signal.
-                let _ = stopped.changed().await;
-            });
-            let served = connection(stream, config.clone(), stop);
-            tasks.spawn(async move {
-                served.await;
-                drop(permit);
-            });
-            while tasks.try_join_next().is_some() {}
+        WithGracefulShutdown {
+            serve: self,
+            signal,
         }
-        drop(listener);
-        let _ = stop.send(());
-        let finished = async { while tasks.join_next().await.is_some() {} };
-        if tokio::time::timeout(grace, finished).await.is_err() {
-            tasks.abort_all();
-            while tasks.join_next().await.is_some() {}
-        }
-        Ok(())
     }
+}
+
+/// [`Serve`] with a shutdown signal: see
+/// [`Serve::with_graceful_shutdown`].
+#[must_use = "a listener is served only while the future is polled"]
+pub struct WithGracefulShutdown<M, F> {
+    serve: Serve<M>,
+    signal: F,
+}
+
+impl<M, F> fmt::Debug for WithGracefulShutdown<M, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WithGracefulShutdown")
+            .field("serve", &self.serve)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The future [`Serve`] and [`WithGracefulShutdown`] turn into.
+pub type ServeFuture = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
+
+impl<M, S, B> IntoFuture for Serve<M>
+where
+    M: for<'a> Service<Incoming<'a>, Error = Infallible, Response = S> + Send + 'static,
+    for<'a> <M as Service<Incoming<'a>>>::Future: Send,
+    S: Service<Request<Body>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Output = io::Result<()>;
+    type IntoFuture = ServeFuture;
+
+    fn into_future(self) -> ServeFuture {
+        Box::pin(run(self, std::future::pending()))
+    }
+}
+
+impl<M, F, S, B> IntoFuture for WithGracefulShutdown<M, F>
+where
+    M: for<'a> Service<Incoming<'a>, Error = Infallible, Response = S> + Send + 'static,
+    for<'a> <M as Service<Incoming<'a>>>::Future: Send,
+    S: Service<Request<Body>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+    F: Future<Output = ()> + Send + 'static,
+{
+    type Output = io::Result<()>;
+    type IntoFuture = ServeFuture;
+
+    fn into_future(self) -> ServeFuture {
+        Box::pin(run(self.serve, self.signal))
+    }
+}
+
+/// The accept loop, then the shutdown.
+async fn run<M, S, B>(serve: Serve<M>, signal: impl Future<Output = ()>) -> io::Result<()>
+where
+    M: for<'a> Service<Incoming<'a>, Error = Infallible, Response = S>,
+    S: Service<Request<Body>, Response = Response<B>> + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let Serve {
+        listener,
+        mut make_service,
+        config,
+        max_connections,
+        grace,
+    } = serve;
+    let (stop, stopped) = watch::channel(());
+    let permits = Arc::new(Semaphore::new(max_connections));
+    let mut tasks = JoinSet::new();
+    tokio::pin!(signal);
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&permits).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = &mut signal => break,
+        };
+        let (stream, remote_addr) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // The connection went away before it was accepted: keep
+                // accepting.
+                Err(e) if transient(&e) => continue,
+                // Descriptors ran out: connections ending free some.
+                Err(e) if matches!(e.raw_os_error(), Some(23 | 24)) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            },
+            () = &mut signal => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = {
+            let made = async {
+                poll_fn(|cx| make_service.poll_ready(cx)).await?;
+                make_service
+                    .call(Incoming {
+                        io: &stream,
+                        remote_addr,
+                    })
+                    .await
+            };
+            match made.await {
+                Ok(service) => service,
+                Err(never) => match never {},
+            }
+        };
+        let mut stopped = stopped.clone();
+        let config = config.clone();
+        tasks.spawn(async move {
+            let mut conn = serve_connection(stream, service, config);
+            tokio::select! {
+                _ = &mut conn => {}
+                // A send or the sender's end: either is the signal.
+                _ = stopped.changed() => {
+                    Pin::new(&mut conn).graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(permit);
+        });
+        while tasks.try_join_next().is_some() {}
+    }
+    drop(listener);
+    let _ = stop.send(());
+    let finished = async { while tasks.join_next().await.is_some() {} };
+    if tokio::time::timeout(grace, finished).await.is_err() {
+        tasks.abort_all();
+        while tasks.join_next().await.is_some() {}
+    }
+    Ok(())
 }
 
 /// Accept errors that concern one connection, not the listener.

@@ -1,14 +1,18 @@
 //! A service made of a function.
 
-use std::future::Future;
+use std::convert::Infallible;
+use std::future::{ready, Future, Ready};
 use std::task::{Context, Poll};
 
 use http::{Request, Response};
 use tower_service::Service;
 
-use crate::Body;
+use crate::{Body, Incoming};
 
 /// A [`Service`] that calls `f` for each request, and is always ready.
+///
+/// It is also its own make-service: [`serve`](crate::serve) serves each
+/// connection with a clone of it.
 ///
 /// ```
 /// use h1_tokio::{service_fn, Body};
@@ -49,5 +53,19 @@ where
 
     fn call(&mut self, req: Request<Body>) -> Fut {
         (self.f)(req)
+    }
+}
+
+impl<F: Clone> Service<Incoming<'_>> for ServiceFn<F> {
+    type Response = ServiceFn<F>;
+    type Error = Infallible;
+    type Future = Ready<Result<ServiceFn<F>, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _conn: Incoming<'_>) -> Self::Future {
+        ready(Ok(self.clone()))
     }
 }

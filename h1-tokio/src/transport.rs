@@ -3,14 +3,14 @@
 //! flushed, the client's timers, and the close.
 
 use std::future::Future;
-use std::io::IoSlice;
+use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
 use h1_conn::{Closing, ServerConn};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
 use crate::{Config, Error};
@@ -29,6 +29,9 @@ pub(crate) enum Wait {
     Idle,
     /// More of a body whose reader waits.
     Body,
+    /// The client to take more of the output: the socket has taken none
+    /// of it since the wait began.
+    Write,
 }
 
 /// Body bytes at least this long go out from the service's own buffer in
@@ -60,6 +63,7 @@ pub(crate) struct Transport<I> {
     head_timeout: Option<Duration>,
     idle_timeout: Option<Duration>,
     body_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
     /// What the connection waits for from the client, and since when.
     waiting: Option<(Wait, Instant)>,
     /// The timer of `waiting`, made once and moved from one deadline to
@@ -70,13 +74,27 @@ pub(crate) struct Transport<I> {
     polled_with: Option<Waker>,
     /// A body frame waiting to be written in its place.
     in_place: Option<InPlaceFrame>,
-    /// Ready when the server shuts down (a [`Server`](crate::Server)'s
-    /// connections have one).
-    shutdown: Option<Shutdown>,
+    /// How far the close has gone, once the connection closes.
+    close: CloseStep,
 }
 
-/// A future that completes when the connection is to finish.
-pub(crate) type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
+/// The steps of [`Transport::poll_close`].
+#[derive(Clone, Copy, Debug)]
+enum CloseStep {
+    /// Not begun: the machine says how to close.
+    Start,
+    /// Shutting the write side down; then draining `linger` bytes for at
+    /// most its time, if set.
+    Shutdown {
+        linger: Option<(u64, Duration)>,
+    },
+    /// Reading and discarding until this many more bytes, the end of the
+    /// client's stream, or the timer.
+    Drain {
+        left: u64,
+    },
+    Done,
+}
 
 impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// `continue_on_read`: see [`Config::machine`].
@@ -91,20 +109,13 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             head_timeout: config.header_read_timeout,
             idle_timeout: config.idle_timeout,
             body_timeout: config.body_read_timeout,
+            write_timeout: config.write_timeout,
             waiting: None,
             timer: None,
             polled_with: None,
             in_place: None,
-            shutdown: None,
+            close: CloseStep::Start,
         }
-    }
-
-    /// The connection finishes when `shutdown` completes: no request is
-    /// read after it, the answers owed are written (the last saying
-    /// `Connection: close`), and an idle connection closes at once.
-    pub(crate) fn with_shutdown(mut self, shutdown: Option<Shutdown>) -> Self {
-        self.shutdown = shutdown;
-        self
     }
 
     /// The connection's own answer to the oldest request: `status`, no
@@ -115,19 +126,6 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         // It fails only when the connection has already failed, which
         // then writes its own answer.
         let _ = self.conn.respond_with(status, empty, b"");
-    }
-
-    /// Whether the shutdown came now (the machine has been told).
-    pub(crate) fn poll_shutdown(&mut self, cx: &mut Context<'_>) -> bool {
-        let Some(shutdown) = &mut self.shutdown else {
-            return false;
-        };
-        if shutdown.as_mut().poll(cx).is_pending() {
-            return false;
-        }
-        self.shutdown = None;
-        self.conn.close();
-        true
     }
 
     /// The client sent something the wait was for (a request, body
@@ -168,6 +166,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             Wait::Head => self.head_timeout,
             Wait::Idle => self.idle_timeout,
             Wait::Body => self.body_timeout,
+            Wait::Write => self.write_timeout,
         }?;
         // A limit past the clock's end is no limit.
         let deadline = since.checked_add(limit)?;
@@ -210,8 +209,26 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         }
         self.polled_with = None;
         self.waiting = None;
-        self.conn.time_out();
+        // A client that does not read is not answered: the caller ends the
+        // connection. One that does not send is, as the machine decides.
+        if wait != Wait::Write {
+            self.conn.time_out();
+        }
         Some(wait)
+    }
+
+    /// The socket took none of the output: the client has
+    /// `write_timeout` to take some before the connection is ended
+    /// (`Err` then). Call after a write that returned `Pending`.
+    pub(crate) fn poll_write_timer(&mut self, cx: &mut Context<'_>) -> Result<(), Error> {
+        match self.poll_timer(cx, Some(Wait::Write)) {
+            Some(_) => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client took none of the response for the write timeout",
+            )
+            .into()),
+            None => Ok(()),
+        }
     }
 
     /// Body bytes of the response being sent, written from `data` itself
@@ -263,6 +280,10 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                     ))
                 }
                 Poll::Ready(Ok(n)) => {
+                    // The client reads: a write that waits is timed afresh.
+                    if matches!(self.waiting, Some((Wait::Write, _))) {
+                        self.waiting = None;
+                    }
                     if self.in_place.is_some() {
                         self.advance_around_frame(n);
                     } else {
@@ -350,23 +371,73 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// the write side and draining what the client still sends for a
     /// bounded time (RFC 9112 §9.6), so its unread bytes cannot make its
     /// stack reset the connection before it has read the last response.
-    pub(crate) async fn close(mut self) -> Result<(), Error> {
-        if let Closing::Linger { bytes, time } = self.conn.closing() {
-            self.io.shutdown().await?;
-            let drain = async {
-                let mut left = bytes;
-                let mut scrap = [0u8; 4096];
-                while left > 0 {
-                    match self.io.read(&mut scrap).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => left = left.saturating_sub(n as u64),
+    /// Call once the output is written; ready when the socket may go.
+    pub(crate) fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        loop {
+            match self.close {
+                CloseStep::Start => {
+                    let linger = match self.conn.closing() {
+                        Closing::Linger { bytes, time } => Some((bytes, time)),
+                        _ => None,
+                    };
+                    self.close = CloseStep::Shutdown { linger };
+                }
+                CloseStep::Shutdown { linger } => {
+                    let shut = match Pin::new(&mut self.io).poll_shutdown(cx) {
+                        Poll::Ready(r) => r,
+                        Poll::Pending => return Poll::Pending,
+                    };
+                    let Some((bytes, time)) = linger else {
+                        // Closing at once: a socket that failed to shut
+                        // down is closed all the same.
+                        self.close = CloseStep::Done;
+                        continue;
+                    };
+                    if let Err(e) = shut {
+                        self.close = CloseStep::Done;
+                        return Poll::Ready(Err(e.into()));
+                    }
+                    self.arm(Instant::now() + time);
+                    self.close = CloseStep::Drain { left: bytes };
+                }
+                CloseStep::Drain { left } => {
+                    let mut scrap = [0u8; 4096];
+                    let mut buf = ReadBuf::new(&mut scrap);
+                    match Pin::new(&mut self.io).poll_read(cx, &mut buf) {
+                        Poll::Ready(Ok(())) if !buf.filled().is_empty() => {
+                            let left = left.saturating_sub(buf.filled().len() as u64);
+                            self.close = if left == 0 {
+                                CloseStep::Done
+                            } else {
+                                CloseStep::Drain { left }
+                            };
+                        }
+                        // The client's end, or its failure: nothing to wait for.
+                        Poll::Ready(_) => self.close = CloseStep::Done,
+                        Poll::Pending => {
+                            let expired = self
+                                .timer
+                                .as_mut()
+                                .is_none_or(|t| t.as_mut().poll(cx).is_ready());
+                            if !expired {
+                                return Poll::Pending;
+                            }
+                            self.close = CloseStep::Done;
+                        }
                     }
                 }
-            };
-            let _ = tokio::time::timeout(time, drain).await;
-        } else {
-            let _ = self.io.shutdown().await;
+                CloseStep::Done => return Poll::Ready(Ok(())),
+            }
         }
-        Ok(())
+    }
+
+    /// The timer set to `deadline`, not yet polled.
+    fn arm(&mut self, deadline: Instant) {
+        match &mut self.timer {
+            Some(t) => t.as_mut().reset(deadline),
+            None => self.timer = Some(Box::pin(tokio::time::sleep_until(deadline))),
+        }
+        self.polled_with = None;
+        self.waiting = None;
     }
 }

@@ -166,3 +166,13 @@ pub fn on<B>(req: &mut http::Request<B>) -> OnUpgrade {
         rx: req.extensions_mut().remove::<Pending>().map(|p| p.0),
     }
 }
+
+/// [`on`] for a request already split into its parts, as extractors such
+/// as axum's `FromRequestParts` see it: the switch is taken out of
+/// `parts.extensions` (ask once), and a request that cannot switch gives
+/// one that fails at once.
+pub fn on_parts(parts: &mut http::request::Parts) -> OnUpgrade {
+    OnUpgrade {
+        rx: parts.extensions.remove::<Pending>().map(|p| p.0),
+    }
+}

@@ -1,13 +1,14 @@
-//! `Server`: connections served on tasks of their own, at most
+//! `serve`: connections served on tasks of their own, at most
 //! `max_connections` at once, and a graceful shutdown.
 
 use std::convert::Infallible;
+use std::future::IntoFuture;
 use std::time::{Duration, Instant};
 
-use h1_tokio::{service_fn, Body, Config, Server};
+use h1_tokio::{serve, service_fn, Body, Config};
 use http::{Request, Response};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 /// Answers after `/slow` waits 300 ms, never for `/never`.
@@ -30,16 +31,18 @@ async fn start(
     oneshot::Sender<()>,
     tokio::task::JoinHandle<std::io::Result<()>>,
 ) {
-    let server = Server::bind("127.0.0.1:0", Config::default())
-        .await
-        .unwrap()
-        .max_connections(max)
-        .grace(grace);
-    let addr = server.local_addr().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let running = tokio::spawn(server.serve(service_fn(service), async {
-        let _ = stopped.await;
-    }));
+    let running = tokio::spawn(
+        serve(listener, service_fn(service))
+            .max_connections(max)
+            .grace(grace)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
     (addr, stop, running)
 }
 
@@ -144,4 +147,63 @@ async fn connections_beyond_the_maximum_wait_for_one_to_end() {
     );
     stop.send(()).unwrap();
     running.await.unwrap().unwrap();
+}
+
+/// A connection served by `serve_connection` from an accept loop of the
+/// test's own, shut down gracefully from outside when `stop` fires: the
+/// client's end, and the task serving it.
+async fn own_loop() -> (
+    TcpStream,
+    oneshot::Sender<()>,
+    tokio::task::JoinHandle<Result<(), h1_tokio::Error>>,
+) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let client = TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (stream, _) = listener.accept().await.unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let serving = tokio::spawn(async move {
+        let conn = h1_tokio::serve_connection(stream, service_fn(service), Config::default());
+        tokio::pin!(conn);
+        tokio::select! {
+            result = conn.as_mut() => result,
+            _ = stopped => {
+                conn.as_mut().graceful_shutdown();
+                conn.await
+            }
+        }
+    });
+    (client, stop, serving)
+}
+
+#[tokio::test]
+async fn a_connection_shut_down_from_outside_finishes_its_request_in_flight() {
+    let (mut client, stop, serving) = own_loop().await;
+    get(&mut client, "/slow").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.send(()).unwrap();
+    let got = rest(&mut client).await;
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(got.contains("\r\nConnection: close\r\n"), "{got}");
+    assert!(got.ends_with("\r\n\r\ndone"), "{got}");
+    serving.await.unwrap().expect("ended in order");
+}
+
+#[tokio::test]
+async fn an_idle_connection_shut_down_from_outside_closes_at_once() {
+    let (mut client, stop, serving) = own_loop().await;
+    get(&mut client, "/").await;
+    let mut buf = [0u8; 1024];
+    let n = client.read(&mut buf).await.unwrap();
+    assert!(buf[..n].ends_with(b"done"));
+    let began = Instant::now();
+    stop.send(()).unwrap();
+    assert_eq!(rest(&mut client).await, "", "closed without a word");
+    assert!(
+        began.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        began.elapsed()
+    );
+    serving.await.unwrap().expect("ended in order");
 }

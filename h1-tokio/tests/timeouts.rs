@@ -311,3 +311,134 @@ async fn the_header_timeout_runs_for_a_raw_connection_first_polled_without_budge
     assert_eq!(at - start, Duration::from_millis(500));
     served.await.unwrap().expect("served");
 }
+
+/// `left` bytes of response body in 16 KiB frames, made as they are asked
+/// for.
+struct Big {
+    left: usize,
+}
+
+impl http_body::Body for Big {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        let n = self.left.min(16 * 1024);
+        if n == 0 {
+            return std::task::Poll::Ready(None);
+        }
+        self.left -= n;
+        std::task::Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(vec![b'x'; n])))))
+    }
+}
+
+async fn big(_req: Request<Body>) -> Result<Response<Big>, Infallible> {
+    Ok(Response::new(Big { left: 64 << 20 }))
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_client_that_stops_reading_is_cut_off_at_the_write_timeout() {
+    let mut c = config(500, 10_000, 10_000);
+    c.write_timeout = Some(Duration::from_millis(700));
+    let (mut client, server) = tokio::io::duplex(4096);
+    let served = tokio::spawn(serve_connection(server, service_fn(big), c));
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    let start = tokio::time::Instant::now();
+    // The client reads nothing: the server's writes wait.
+    let err = tokio::time::timeout(Duration::from_secs(60), served)
+        .await
+        .expect("cut off")
+        .unwrap()
+        .expect_err("a client that does not read is an error");
+    assert!(err.is_timeout(), "{err}");
+    assert_eq!(
+        tokio::time::Instant::now() - start,
+        Duration::from_millis(700)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_reader_that_keeps_reading_is_not_cut_off() {
+    let mut c = config(500, 10_000, 10_000);
+    c.write_timeout = Some(Duration::from_millis(700));
+    let (mut client, server) = tokio::io::duplex(64 * 1024);
+    let served = tokio::spawn(serve_connection(server, service_fn(big), c));
+    client
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    // 64 KiB every 500 ms: each read is within the write timeout, the
+    // whole response (64 MiB) takes far longer than it.
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 64 * 1024];
+    let start = tokio::time::Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let n = client.read(&mut buf).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        got += n;
+        if got > 4 << 20 {
+            break;
+        }
+    }
+    assert!(got > 4 << 20, "read {got} bytes");
+    assert!(tokio::time::Instant::now() - start > Duration::from_secs(30));
+    drop(client);
+    let _ = served.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_reader_is_cut_off_while_another_client_is_served() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut c = config(10_000, 10_000, 10_000);
+    c.write_timeout = Some(Duration::from_millis(500));
+    let (stalled_done, stalled_result) = tokio::sync::oneshot::channel();
+    let server = tokio::spawn(async move {
+        // The stalled connection first, then the served one.
+        let (stream, _) = listener.accept().await.unwrap();
+        let stalled = serve_connection(stream, service_fn(big), c.clone());
+        tokio::spawn(async move {
+            let began = std::time::Instant::now();
+            let _ = stalled_done.send((stalled.await, began.elapsed()));
+        });
+        let (stream, _) = listener.accept().await.unwrap();
+        serve_connection(stream, service_fn(hello), c).await
+    });
+    let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stalled
+        .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        .await
+        .unwrap();
+    // It never reads. Another client is served meanwhile.
+    let mut served = tokio::net::TcpStream::connect(addr).await.unwrap();
+    for _ in 0..20 {
+        served
+            .write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = [0u8; 1024];
+        let n = served.read(&mut buf).await.unwrap();
+        assert!(buf[..n].ends_with(b"\r\n\r\nhi"));
+    }
+    let (result, after) = tokio::time::timeout(Duration::from_secs(10), stalled_result)
+        .await
+        .expect("the stalled reader is cut off")
+        .unwrap();
+    let err = result.expect_err("cut off");
+    assert!(err.is_timeout(), "{err}");
+    assert!(after >= Duration::from_millis(500), "{after:?}");
+    drop(served);
+    server
+        .await
+        .unwrap()
+        .expect("the other client was served in order");
+}
