@@ -46,6 +46,16 @@ pub struct Config {
     /// buffers. Each write the socket takes starts the time afresh, so a
     /// slow reader that keeps reading is served. Default 60 s.
     pub write_timeout: Option<Duration>,
+    /// Whether a client that closes its sending side (its read gives the
+    /// end) still gets the answers to the requests it sent. False (the
+    /// default, as hyper, nginx and Go): the end is taken as the client
+    /// leaving, so the service's futures and response bodies still under
+    /// way are dropped and the connection closes (a handler waiting on a
+    /// long poll or an event stream learns of it by being dropped); an
+    /// answer already complete is still written. True: for clients that
+    /// shut down their write side and then read (some scripts and
+    /// `nc`-like tools), at the price of serving a client that has gone.
+    pub half_close: bool,
 }
 
 impl Default for Config {
@@ -61,6 +71,7 @@ impl Default for Config {
             idle_timeout: Some(Duration::from_secs(60)),
             body_read_timeout: Some(Duration::from_secs(60)),
             write_timeout: Some(Duration::from_secs(60)),
+            half_close: false,
         }
     }
 }

@@ -14,6 +14,7 @@ use h1_conn::{Entry, HeadersView, Request, Span, Version};
 use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Uri};
 
+use crate::trusted::{self, CheckedValues};
 use crate::Body;
 
 /// A head h1-conn accepted that the `http` types cannot hold (a target
@@ -33,11 +34,13 @@ impl fmt::Display for Unrepresentable {
 /// those of its field entries `fields` index `head`. The target and the
 /// field values are slices of `head`: no copy, no allocation. `headers` is
 /// an empty map to fill (a response's, reused: its allocation is kept).
+/// With `checked`, the values are taken as h1-parse checked them.
 pub(crate) fn to_http(
     req: &Request,
     head: &Bytes,
     fields: &[Entry],
     mut headers: HeaderMap,
+    checked: Option<CheckedValues>,
     body: Body,
 ) -> Result<http::Request<Body>, Unrepresentable> {
     let h = &req.head;
@@ -46,7 +49,7 @@ pub(crate) fn to_http(
         h1_conn::Method::Get => Method::GET,
         h1_conn::Method::Post => Method::POST,
         h1_conn::Method::Head => Method::HEAD,
-        _ => Method::from_bytes(&part(h.method).ok_or(Unrepresentable("method"))?)
+        _ => Method::from_bytes(h.method.get(head).ok_or(Unrepresentable("method"))?)
             .map_err(|_| Unrepresentable("method"))?,
     };
     let target = part(h.target).ok_or(Unrepresentable("request-target"))?;
@@ -64,8 +67,12 @@ pub(crate) fn to_http(
         // Standard names come from http's table without an allocation;
         // only the value needs the shared head.
         let name = HeaderName::from_bytes(name).map_err(|_| Unrepresentable("field name"))?;
-        let value =
-            HeaderValue::from_maybe_shared(value).map_err(|_| Unrepresentable("field value"))?;
+        let value = match checked {
+            Some(proof) => trusted::header_value(value, proof),
+            None => {
+                HeaderValue::from_maybe_shared(value).map_err(|_| Unrepresentable("field value"))?
+            }
+        };
         headers.append(name, value);
     }
     let mut out = http::Request::new(body);
@@ -103,7 +110,15 @@ mod tests {
             ServerEvent::Request(req) => {
                 let head = conn.freeze();
                 let fields = &conn.field_entries()[..req.head.field_count];
-                to_http(&req, &head, fields, HeaderMap::new(), Body::empty())
+                let checked = CheckedValues::of(&Config::default());
+                to_http(
+                    &req,
+                    &head,
+                    fields,
+                    HeaderMap::new(),
+                    checked,
+                    Body::empty(),
+                )
             }
             other => panic!("expected a request, got {other:?}"),
         }
@@ -153,6 +168,56 @@ mod tests {
         assert_eq!(r.method().as_str(), "PURGE");
         assert_eq!(r.version(), http::Version::HTTP_10);
         assert!(r.headers().is_empty());
+    }
+
+    #[test]
+    fn every_value_byte_the_parser_accepts_is_one_a_header_value_may_hold() {
+        let mut accepted = 0;
+        for b in 0..=255u8 {
+            let mut req = b"GET / HTTP/1.1\r\nHost: a\r\nX-V: a".to_vec();
+            req.extend_from_slice(&[b, b'z']);
+            req.extend_from_slice(b"\r\n\r\n");
+            let mut conn = ServerConn::new(Config::default());
+            conn.feed(&req);
+            let ServerEvent::Request(r) = conn.next_event() else {
+                // Refused by the parser: never reaches the http types.
+                continue;
+            };
+            accepted += 1;
+            let head = conn.freeze();
+            let fields = &conn.field_entries()[..r.head.field_count];
+            let checked = CheckedValues::of(&Config::default());
+            assert!(checked.is_some(), "the strict parser gives the proof");
+            let out = to_http(&r, &head, fields, HeaderMap::new(), checked, Body::empty())
+                .expect("representable");
+            let value = &out.headers()["x-v"];
+            assert_eq!(value.as_bytes(), [b'a', b, b'z'], "byte {b:#04x}");
+            assert!(
+                HeaderValue::from_bytes(value.as_bytes()).is_ok(),
+                "byte {b:#04x} accepted by the parser but not by http"
+            );
+        }
+        // HTAB, SP to `~`, and obs-text 0x80 to 0xFF.
+        assert_eq!(accepted, 1 + 95 + 128);
+    }
+
+    #[test]
+    fn a_folded_value_is_checked_and_refused_by_the_http_types() {
+        let mut config = Config::default();
+        config.parse.allow_obs_fold = true;
+        assert!(
+            CheckedValues::of(&config).is_none(),
+            "no proof with obs-fold"
+        );
+        let mut conn = ServerConn::new(config);
+        conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\nX-V: a\r\n b\r\n\r\n");
+        let ServerEvent::Request(r) = conn.next_event() else {
+            panic!("the lenient parser takes the fold");
+        };
+        let head = conn.freeze();
+        let fields = &conn.field_entries()[..r.head.field_count];
+        let got = to_http(&r, &head, fields, HeaderMap::new(), None, Body::empty());
+        assert_eq!(got.err(), Some(Unrepresentable("field value")));
     }
 
     #[test]

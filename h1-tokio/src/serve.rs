@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use bytes::{Buf, Bytes};
-use h1_conn::{Expect, Framing, Method, RecvState, SendState, ServerEvent};
+use h1_conn::{Expect, Framing, Method, Pause, RecvState, SendState, ServerEvent};
 use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
@@ -26,6 +26,7 @@ use crate::body::Sender;
 use crate::request::{to_http, trailer_map};
 use crate::response::{delimiting, has_upgrade_option, pairs};
 use crate::transport::{Transport, Wait, ROUNDS, VECTORED_MIN};
+use crate::trusted::CheckedValues;
 use crate::upgrade::{self, Handover, Upgraded};
 use crate::{Body, BodyError, BoxError, Config, Error};
 
@@ -257,6 +258,10 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     continue_declined: bool,
     /// The service said it is ready for a request.
     service_ready: bool,
+    /// The parser's proof that field values need no second check.
+    checked: Option<CheckedValues>,
+    /// A client's end of sending is not its leaving (`Config::half_close`).
+    half_close: bool,
     /// Field maps of responses sent, for the fields of requests to come
     /// (as many as may be waiting at once: pipelined requests are read
     /// ahead of their responses).
@@ -297,6 +302,8 @@ where
             continue_owed: false,
             continue_declined: false,
             service_ready: false,
+            checked: CheckedValues::of(&config.conn),
+            half_close: config.half_close,
             spare: Vec::new(),
             handover: None,
             switched: None,
@@ -699,7 +706,7 @@ where
                     let bytes = self.t.conn.freeze();
                     let fields = &self.t.conn.field_entries()[..req.head.field_count];
                     let headers = self.spare.pop().unwrap_or_default();
-                    match to_http(&req, &bytes, fields, headers, body) {
+                    match to_http(&req, &bytes, fields, headers, self.checked, body) {
                         Ok(mut request) => {
                             let switch = (req.upgrade || connect).then(|| {
                                 let (pending, handover) = upgrade::pending();
@@ -750,6 +757,19 @@ where
                     break;
                 }
                 ServerEvent::Closed => {
+                    self.t.closed = true;
+                    break;
+                }
+                // The client has gone (`Config::half_close`): what the
+                // service still works on for it is dropped, so a handler
+                // waiting on a long poll or an event stream is told by
+                // being dropped, and the connection ends.
+                ServerEvent::Paused(Pause::ResponsesOwed)
+                    if self.t.conn.is_eof() && !self.half_close =>
+                {
+                    progress = true;
+                    self.owed.clear();
+                    self.end_body();
                     self.t.closed = true;
                     break;
                 }

@@ -10,6 +10,7 @@ use axum::body::Bytes;
 use axum::routing::{get, post};
 use axum::Router;
 use h1_tokio::{serve_connection, Config};
+use hyper_util::rt::TokioIo;
 
 /// Serves the router on 127.0.0.1 from a runtime on its own thread, for as
 /// long as the test process lives.
@@ -149,52 +150,6 @@ fn h2load_pipelines_sixteen_deep_without_a_failure() {
     assert!(report.contains("status codes: 20000 2xx"), "{report}");
 }
 
-/// A tokio socket as hyper's client reads and writes it (hyper has its own
-/// I/O traits; hyper-util's adapter is not needed for a test).
-struct HyperIo(tokio::net::TcpStream);
-
-impl hyper::rt::Read for HyperIo {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        mut buf: hyper::rt::ReadBufCursor<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        let mut scratch = [0u8; 8192];
-        let mut read = tokio::io::ReadBuf::new(&mut scratch);
-        match tokio::io::AsyncRead::poll_read(std::pin::Pin::new(&mut self.0), cx, &mut read) {
-            std::task::Poll::Ready(Ok(())) => {
-                buf.put_slice(read.filled());
-                std::task::Poll::Ready(Ok(()))
-            }
-            other => other,
-        }
-    }
-}
-
-impl hyper::rt::Write for HyperIo {
-    fn poll_write(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        tokio::io::AsyncWrite::poll_write(std::pin::Pin::new(&mut self.0), cx, buf)
-    }
-
-    fn poll_flush(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        tokio::io::AsyncWrite::poll_flush(std::pin::Pin::new(&mut self.0), cx)
-    }
-
-    fn poll_shutdown(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        tokio::io::AsyncWrite::poll_shutdown(std::pin::Pin::new(&mut self.0), cx)
-    }
-}
-
 #[test]
 fn hyper_client_sends_requests_on_one_connection() {
     use http_body_util::{BodyExt, Full};
@@ -206,7 +161,7 @@ fn hyper_client_sends_requests_on_one_connection() {
         .expect("runtime");
     rt.block_on(async move {
         let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(HyperIo(stream))
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .expect("handshake");
         let driving = tokio::spawn(conn);
