@@ -28,6 +28,7 @@ pub(crate) struct RecvBuf {
     limit: usize,
     /// The length it starts with, and is given back after a
     /// [`freeze`](Self::freeze) has left it short of room.
+    #[cfg(feature = "bytes")]
     initial: usize,
     /// Whether bytes were moved since the last call to `moved`.
     moved: bool,
@@ -43,6 +44,7 @@ impl RecvBuf {
             pos: 0,
             filled: 0,
             limit: limit.max(initial),
+            #[cfg(feature = "bytes")]
             initial,
             moved: false,
         }

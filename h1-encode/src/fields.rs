@@ -3,6 +3,8 @@
 use alloc::vec::Vec;
 
 use h1_headers::chars::{is_field_value, is_token};
+#[cfg(feature = "http")]
+use h1_headers::chars::{is_field_value_byte, is_ows};
 use h1_headers::list_contains;
 
 use crate::sink::Sink;
@@ -181,6 +183,44 @@ where
     for (name, value) in fields {
         let (name, value) = (name.as_ref(), value.as_ref());
         if let Err(e) = check(name, value, role).and_then(|kind| now.add(kind)) {
+            out.truncate(start);
+            return Err(e);
+        }
+        put_field(out, name, value);
+    }
+    *seen = now;
+    Ok(())
+}
+
+/// [`put_fields`] for fields the `http` crate's types hold: their bytes
+/// are not checked again, since a `HeaderName` holds a lowercase token and
+/// a `HeaderValue` only bytes a field value may hold (the very predicates
+/// [`check`] applies). What they do not rule out still is: whitespace at
+/// either end of a value (OWS, not part of a value), and the framing check.
+#[cfg(feature = "http")]
+pub(crate) fn put_http_fields<'a, S, I>(
+    out: &mut S,
+    fields: I,
+    role: Role,
+    seen: &mut Seen,
+) -> Result<(), Error>
+where
+    S: Sink + ?Sized,
+    I: IntoIterator<Item = (&'a http::HeaderName, &'a http::HeaderValue)>,
+{
+    let start = out.len();
+    let mut now = *seen;
+    for (name, value) in fields {
+        let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
+        debug_assert!(is_token(name) && value.iter().all(|&b| is_field_value_byte(b)));
+        let padded =
+            value.first().is_some_and(|&b| is_ows(b)) || value.last().is_some_and(|&b| is_ows(b));
+        let checked = if padded {
+            Err(Error::InvalidFieldValue)
+        } else {
+            special(name, value, role)
+        };
+        if let Err(e) = checked.and_then(|kind| now.add(kind)) {
             out.truncate(start);
             return Err(e);
         }

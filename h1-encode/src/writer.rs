@@ -120,6 +120,14 @@ impl<'o, S: Sink + ?Sized> Core<'o, S> {
         put_fields(self.out, iter, self.role, &mut self.seen)
     }
 
+    #[cfg(feature = "http")]
+    fn http_fields<'a, I>(&mut self, iter: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (&'a http::HeaderName, &'a http::HeaderValue)>,
+    {
+        fields::put_http_fields(self.out, iter, self.role, &mut self.seen)
+    }
+
     fn blob(&mut self, blob: &HeaderBlob) -> Result<(), Error> {
         // The blob validated every name and value when it stored them;
         // only the framing check is left.
@@ -344,6 +352,35 @@ impl<'o, S: Sink + ?Sized> ResponseWriter<'o, S> {
         Ok(self)
     }
 
+    /// Appends the fields of an `http::HeaderMap` (`map.iter()`, perhaps
+    /// filtered), whose bytes the `http` types have checked: only what
+    /// they do not rule out is checked here (whitespace at either end of a
+    /// value, and the fields the encoder writes itself, which are refused
+    /// as [`fields`](Self::fields) refuses them). Names are written as
+    /// `http` holds them, lowercase.
+    ///
+    /// ```
+    /// use h1_encode::{Exchange, Framing, ResponseWriter, Version};
+    /// let mut map = http::HeaderMap::new();
+    /// map.insert("content-type", "text/plain".parse().unwrap());
+    /// let mut out = Vec::new();
+    /// let ex = Exchange::new(Version::Http11).clock(false);
+    /// let mut w = ResponseWriter::start(&mut out, 200, &ex, Framing::Length(0))?;
+    /// w.http_fields(&map)?;
+    /// w.finish()?;
+    /// assert_eq!(out, b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nContent-Length: 0\r\n\r\n");
+    /// # Ok::<(), h1_encode::Error>(())
+    /// ```
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http_fields<'a, I>(&mut self, fields: I) -> Result<&mut Self, Error>
+    where
+        I: IntoIterator<Item = (&'a http::HeaderName, &'a http::HeaderValue)>,
+    {
+        self.core.http_fields(fields)?;
+        Ok(self)
+    }
+
     /// Appends every field of `blob` (whose bytes were checked when it
     /// stored them; only the framing check is made here). Names are written
     /// as the blob holds them, lowercase.
@@ -549,6 +586,18 @@ impl<'o, S: Sink + ?Sized> RequestWriter<'o, S> {
         V: AsRef<[u8]>,
     {
         self.core.fields(fields)?;
+        Ok(self)
+    }
+
+    /// Appends the fields of an `http::HeaderMap` (see
+    /// [`ResponseWriter::http_fields`]).
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http_fields<'a, I>(&mut self, fields: I) -> Result<&mut Self, Error>
+    where
+        I: IntoIterator<Item = (&'a http::HeaderName, &'a http::HeaderValue)>,
+    {
+        self.core.http_fields(fields)?;
         Ok(self)
     }
 

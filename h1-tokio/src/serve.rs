@@ -24,7 +24,7 @@ use tower_service::Service;
 
 use crate::body::Sender;
 use crate::request::{to_http, trailer_map};
-use crate::response::{delimiting, has_upgrade_option, pairs};
+use crate::response::{delimiting, fields, has_upgrade_option, pairs};
 use crate::transport::{Transport, Wait, ROUNDS, VECTORED_MIN};
 use crate::trusted::CheckedValues;
 use crate::upgrade::{self, Handover, Upgraded};
@@ -480,8 +480,7 @@ where
         let Ok(mut r) = self.t.conn.respond(status, d.framing) else {
             return self.answer(500);
         };
-        let fields = pairs(&parts.headers);
-        if r.fields(fields).is_err() {
+        if r.http_fields(fields(&parts.headers, &d)).is_err() {
             drop(r);
             return self.answer(500);
         }
@@ -657,7 +656,15 @@ where
                 match body.poll_ready(cx) {
                     Poll::Ready(Ok(())) => {}
                     // Its reader is gone: the rest is read and discarded.
-                    Poll::Ready(Err(_)) => self.body = None,
+                    // A client still waiting for `100 Continue` was never
+                    // invited and rightly keeps waiting.
+                    Poll::Ready(Err(_)) => {
+                        self.body = None;
+                        if self.continue_owed {
+                            self.continue_owed = false;
+                            self.continue_declined = true;
+                        }
+                    }
                     Poll::Pending => break,
                 }
             }
@@ -720,6 +727,14 @@ where
                                 switch,
                                 head,
                             });
+                            // A call that can answer at once does so before
+                            // the next request is read: its allocations are
+                            // freed before the next call makes its own (the
+                            // allocator's per-thread caches then serve them),
+                            // and its bytes are still in the cache.
+                            if self.owed.len() == 1 {
+                                self.respond(cx);
+                            }
                         }
                         Err(_) => self.owed.push_back(Owed::Own(400)),
                     }
