@@ -2,16 +2,27 @@
 """End to end: what a request costs a server, h1's beside hyper's.
 
     python3 benches/e2e/e2e.py [--rounds 9] [--window 3] [--modes keepalive,pipelined,tfb]
-                               [--server NAME=COMMAND ...] [--markdown FILE]
+                               [--pair hello|axum] [--server NAME=COMMAND ...]
+                               [--markdown FILE]
 
-Builds and starts each server (by default h1-conn's `hello` example and
-`benches/e2e/hyper-hello`, hyper 1.x on tokio current_thread), checks that
-they answer `GET /plaintext` alike (status, body, framing), then measures
-them in interleaved windows: the server pinned to core 0, the load generator
-to core 1, each round running every server back to back in the same mode
-(the order reversed every other round), so the machine's other load falls on
-all of them. Per window it reads the server's CPU time from /proc (user and
-system apart) and the requests the load generator completed.
+Builds and starts each server of a pair, checks that they answer alike
+(status, body, framing), then measures them in interleaved windows: the
+server pinned to core 0, the load generator to core 1, each round running
+every server back to back in the same mode (the order reversed every other
+round), so the machine's other load falls on all of them. Per window it reads
+the server's CPU time from /proc (user and system apart) and the requests the
+load generator completed.
+
+Pairs (--pair):
+  hello   (default) `benches/e2e/hyper-hello`, hyper 1.x on tokio
+          current_thread (the baseline), h1-conn's `hello` example and
+          h1-tokio's `tokio-hello`; checked alike on GET /plaintext (one and
+          two pipelined) and a 404
+  axum    `benches/e2e/axum-pair`: one axum Router served by hyper,
+          `axum-hyper` (the baseline), and by h1_tokio::serve_connection,
+          `axum-h1`; checked alike on every route (plaintext, json,
+          user/{id}, a 400, echo, a 404, a 405, two pipelined), Content-Type
+          and Allow included
 
 Modes:
   keepalive   h2load --h1 -m 1 -c 16     one request in flight per connection
@@ -22,7 +33,7 @@ Modes:
 The report, per mode: each server's CPU per request (user, system, total, in
 microseconds; the median over the rounds) and requests per second, and the
 median of the per-round ratios of CPU per request to the first server's
-baseline (hyper by default). Needs h2load (Debian's nghttp2-client), wrk,
+baseline (hyper, or axum-hyper). Needs h2load (Debian's nghttp2-client), wrk,
 taskset and two cores; loopback only. Exit status 1 when a server does not
 answer as the others do.
 """
@@ -59,7 +70,47 @@ DEFAULT_SERVERS = {
     ),
 }
 
+AXUM_PAIR = os.path.join(HERE, "axum-pair")
+AXUM_TARGET = os.path.join(TARGET, "axum-pair")
+AXUM_SERVERS = {
+    "axum-hyper": (
+        ["cargo", "build", "--quiet", "--release", "--manifest-path",
+         os.path.join(AXUM_PAIR, "Cargo.toml"), "--target-dir", AXUM_TARGET],
+        [os.path.join(AXUM_TARGET, "release", "axum-hyper")],
+    ),
+    "axum-h1": (
+        # The same build makes both binaries.
+        None,
+        [os.path.join(AXUM_TARGET, "release", "axum-h1")],
+    ),
+}
+
 PATH = "/plaintext"
+
+# The probes each pair's servers must answer alike: (request, answers).
+HELLO_GET = f"GET {PATH} HTTP/1.1\r\nHost: e2e\r\n\r\n".encode()
+HELLO_PROBES = [
+    (HELLO_GET, 1),
+    (HELLO_GET * 2, 2),
+    (b"GET /nothing HTTP/1.1\r\nHost: e2e\r\n\r\n", 1),
+]
+AXUM_PROBES = HELLO_PROBES + [
+    (b"GET /json HTTP/1.1\r\nHost: e2e\r\n\r\n", 1),
+    (b"GET /user/42 HTTP/1.1\r\nHost: e2e\r\n\r\n", 1),
+    (b"GET /user/abc HTTP/1.1\r\nHost: e2e\r\n\r\n", 1),
+    (b"POST /echo HTTP/1.1\r\nHost: e2e\r\nContent-Length: 10\r\n\r\nsome bytes", 1),
+    (b"POST /plaintext HTTP/1.1\r\nHost: e2e\r\nContent-Length: 0\r\n\r\n", 1),
+    (b"GET /json HTTP/1.1\r\nHost: e2e\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: e2e\r\n\r\n", 2),
+]
+
+# --pair: (servers, the first of them the baseline; probes; fields that
+# must be alike besides status, Content-Length and body). The hello servers
+# differ in Content-Type and Server on purpose; the axum pair serves one
+# Router, so its Content-Type and Allow must match too.
+PAIRS = {
+    "hello": (DEFAULT_SERVERS, HELLO_PROBES, ()),
+    "axum": (AXUM_SERVERS, AXUM_PROBES, ("content-type", "allow")),
+}
 CONNECTIONS = 16
 PIPELINE = 16
 SERVER_CORE = "0"
@@ -137,14 +188,9 @@ def exchange(addr, request, answers):
     return out
 
 
-def check_alike(servers):
-    """Every server answers plaintext, pipelined pairs and a 404 alike."""
-    req = f"GET {PATH} HTTP/1.1\r\nHost: e2e\r\n\r\n".encode()
-    probes = [
-        (req, 1),
-        (req * 2, 2),
-        (b"GET /nothing HTTP/1.1\r\nHost: e2e\r\n\r\n", 1),
-    ]
+def check_alike(servers, probes, alike_fields):
+    """Every server answers each probe alike: status, Content-Length, body
+    and `alike_fields`, with a Date and a Content-Length."""
     for probe, n in probes:
         seen = []
         for s in servers:
@@ -153,11 +199,14 @@ def check_alike(servers):
                 for name in ("date", "content-length"):
                     if name not in fields:
                         fail(f"{s.name} answered without {name}")
-            seen.append([(st, f.get("content-length"), body) for st, f, body in got])
+            seen.append([(st, f.get("content-length"), body)
+                         + tuple(f.get(name) for name in alike_fields)
+                         for st, f, body in got])
         for s, answer in zip(servers[1:], seen[1:]):
             if answer != seen[0]:
                 fail(f"{s.name} answers {answer!r}, {servers[0].name} {seen[0]!r}")
-        print(f"check: {n} x {probe.split(b' ')[1].decode()} answered alike: {seen[0][0][:2]}")
+        what = b" ".join(probe.split(b" ")[:2]).decode()
+        print(f"check: {n} x {what} answered alike: {seen[0][0][:2]}")
 
 
 def load(mode, url, window):
@@ -218,7 +267,11 @@ def main():
     ap.add_argument("--modes", default="keepalive,pipelined,tfb")
     ap.add_argument("--server", action="append", default=[],
                     help="NAME=COMMAND (taking --addr, printing 'listening on ADDR'); "
-                         "the first is the baseline; default: hyper, h1, h1-tokio")
+                         "the first is the baseline; default: the --pair's servers")
+    ap.add_argument("--pair", choices=sorted(PAIRS), default="hello",
+                    help="hello: hyper (the baseline), h1, h1-tokio; axum: axum-hyper "
+                         "(the baseline), axum-h1 (one axum Router on hyper and on "
+                         "h1-tokio); also picks the answers checked alike")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--markdown", help="also write the report to this file")
     args = ap.parse_args()
@@ -233,7 +286,7 @@ def main():
             name, _, cmd = s.partition("=")
             specs.append((name, None, cmd.split()))
     else:
-        specs = [(n, b, c) for n, (b, c) in DEFAULT_SERVERS.items()]
+        specs = [(n, b, c) for n, (b, c) in PAIRS[args.pair][0].items()]
     if not args.no_build:
         for name, build, _ in specs:
             if build:
@@ -243,7 +296,7 @@ def main():
     try:
         for name, _, cmd in specs:
             servers.append(Server(name, cmd))
-        check_alike(servers)
+        check_alike(servers, PAIRS[args.pair][1], PAIRS[args.pair][2])
         # One window each to warm up (connections, caches), not counted.
         for mode in modes:
             for s in servers:
