@@ -3,9 +3,10 @@
 
 Each run is given as --run NAME REPORT ABOUT: the column's name, the JSON
 report (`h1-conformance --format json`) and one line on what the server is
-and how it was run. The first run is h1 in process, the second h1's echo
-over TCP; the rest are the peers, whose majority "Where servers disagree"
-compares h1 with.
+and how it was run. The first --own runs (default 2) are h1's: h1 in
+process first, then h1's servers over TCP (its echo example, and an app on
+h1-tokio), each compared with h1 in process; the rest are the peers, whose
+majority "Where servers disagree" compares h1 with.
 """
 import argparse
 import datetime
@@ -13,6 +14,7 @@ import json
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--run", nargs=3, action="append", required=True, metavar=("NAME", "REPORT", "ABOUT"))
+ap.add_argument("--own", type=int, default=2, help="how many of the first runs are h1's own")
 ap.add_argument("--commit", required=True)
 ap.add_argument("--subset", default="", help="the cases run, when not all (quick mode)")
 ap.add_argument("--seconds", type=int, default=0, help="how long the script took")
@@ -25,7 +27,9 @@ for name, path, text in a.run:
         runs[name] = json.load(f)
     about[name] = text
 names = list(runs)
-h1_name, echo_name, peers = names[0], names[1], names[2:]
+if not 2 <= a.own < len(names):
+    ap.error("--own must leave h1 in process, one more of h1's runs and one peer")
+h1_name, over_tcp, peers = names[0], names[1 : a.own], names[a.own :]
 by_id = {n: {c["id"]: c for c in r["cases"]} for n, r in runs.items()}
 first = runs[h1_name]
 levels = ["MUST", "SHOULD", "MAY"]
@@ -143,17 +147,20 @@ if disagree:
           + f" | {esc(short(c['sentence'], 400))} |")
     w("")
 
-ec = by_id[echo_name]
-same_echo = [i for i in h1 if h1[i]["verdict"] == ec.get(i, {}).get("verdict")]
-w("## h1 over TCP against h1 in process")
-w("")
-w(f"{len(same_echo)} of {len(h1)} cases have the same verdict.")
-for i in h1:
-    if i not in same_echo:
-        e = ec.get(i)
-        w(f"- `{i}`: in process {h1[i]['verdict']}, over TCP {e['verdict'] if e else 'not run'}: "
-          f"{(e or {}).get('reason')}")
-w("")
+for k, name in enumerate(over_tcp):
+    ec = by_id[name]
+    same = [i for i in h1 if h1[i]["verdict"] == ec.get(i, {}).get("verdict")]
+    # The echo example's section keeps its title; later ones are named.
+    w("## h1 over TCP against h1 in process" if k == 0 else f"## {name} against h1 in process")
+    w("")
+    w(f"{len(same)} of {len(h1)} cases have the same verdict.")
+    for i in h1:
+        if i not in same:
+            e = ec.get(i)
+            where = "over TCP" if k == 0 else name
+            w(f"- `{i}` ({h1[i]['level']}): in process {h1[i]['verdict']}, {where} "
+              f"{e['verdict'] if e else 'not run'}: {(e or {}).get('reason') or (e or {}).get('got')}")
+    w("")
 
 
 def failures(name):

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Runs the live conformance suite against h1 and six other HTTP/1.1 servers
-# on loopback, and writes conformance/PEERS.md: the pass counts side by
-# side, by level and by RFC section, the cases where h1 and most of the
-# peers disagree, and where the servers without the echo contract fail.
+# Runs the live conformance suite against h1 (its echo example, and an axum
+# app on h1-tokio) and six other HTTP/1.1 servers on loopback, and writes
+# conformance/PEERS.md: the pass counts side by side, by level and by RFC
+# section, the cases where h1 and most of the peers disagree, where h1's
+# servers over TCP differ from h1 in process, and where the servers without
+# the echo contract fail.
 #
 #   h1 in process    h1-conformance --role server (without --target)
 #   h1 echo (TCP)    h1-conn's `echo` example
+#   h1-tokio         h1-tokio's `tokio-axum-echo` example (an axum Router with
+#                    a fallback handler, served by h1-tokio; tokio current_thread)
 #   hyper            conformance/peers/hyper-echo (hyper 1.x, tokio current_thread;
 #                    its own Cargo project and Cargo.lock, built --locked)
 #   Go               conformance/peers/go-echo (net/http; Debian's golang-go)
@@ -16,9 +20,11 @@
 #
 # The four echo servers speak the echo contract (conformance/cases/README.md)
 # and each says in its header what its library does itself and what it
-# cannot do. Every server is started here, its PID kept, and stopped at the
-# end; the live runs go side by side (each with --jobs 4: every server here
-# serves connections concurrently), about four minutes in all.
+# cannot do; so does h1-tokio's, a column of h1's own (not a peer: the
+# majority h1 is compared with leaves it out). Every server is started here,
+# its PID kept, and stopped at the end; the live runs go side by side (each
+# with --jobs 4: every server here serves connections concurrently), about
+# four minutes in all.
 #
 # Usage: conformance/run-peers.sh [--quick]
 #
@@ -165,13 +171,15 @@ start() {
 }
 
 # --- builds --------------------------------------------------------------------
-echo "building h1-conformance, the echo example and hyper-echo" >&2
+echo "building h1-conformance, the echo examples and hyper-echo" >&2
 cargo build --release -q -p h1-conformance
 cargo build --release -q -p h1-conn --example echo
+cargo build --release -q -p h1-tokio --example tokio-axum-echo
 cargo build --release -q --locked --manifest-path "$here/peers/hyper-echo/Cargo.toml" \
     --target-dir "$target_dir"
 runner="$target_dir/release/h1-conformance"
 echo_bin="$target_dir/release/examples/echo"
+tokio_bin="$target_dir/release/examples/tokio-axum-echo"
 hyper_bin="$target_dir/release/hyper-echo"
 
 echo "building go-echo" >&2
@@ -248,6 +256,8 @@ wait_port 127.0.0.1 "$apache_port" 20
 
 start echo "$echo_bin" --addr 127.0.0.1:0
 echo_addr=$addr
+start tokio "$tokio_bin" --addr 127.0.0.1:0
+tokio_addr=$addr
 start hyper "$hyper_bin" --addr 127.0.0.1:0
 hyper_addr=$addr
 start go "$work/go-echo" -addr 127.0.0.1:0
@@ -271,6 +281,7 @@ echo "running the suite${subset:+ (quick: ${filters[*]})}" >&2
 # against clients, `--client`).
 run inprocess --role server
 run echo --target "$echo_addr" --jobs 4
+run tokio --target "$tokio_addr" --jobs 4
 run hyper --target "$hyper_addr" --jobs 4
 run go --target "$go_addr" --jobs 4
 run node --target "$node_addr" --jobs 4
@@ -292,9 +303,9 @@ runs=()
 [ "$failed" = 0 ] || exit 1
 
 # --- what each server is, and the report ---------------------------------------------
-lock_version() { # crate: its version in hyper-echo's Cargo.lock
+lock_version() { # crate [lockfile]: its version in hyper-echo's Cargo.lock, or the one given
     awk -v n="$1" '$0 == "name = \"" n "\"" { getline; gsub(/version = |"/, ""); print; exit }' \
-        "$here/peers/hyper-echo/Cargo.lock"
+        "${2:-$here/peers/hyper-echo/Cargo.lock}"
 }
 nginx_version=$(nginx -v 2>&1 | sed 's/^nginx version: //')
 apache_version=$(apache2 -v | sed -n 's/^Server version: //p')
@@ -310,6 +321,8 @@ python3 "$here/peers.py" \
     "\`h1-conformance --role server\` without \`--target\`: h1-conn's server role in memory, echo contract (\`src/echo.rs\`)." \
     --run "h1 echo (TCP)" "$work/echo.json" \
     "h1-conn's \`echo\` example over a socket (\`--target ADDR --jobs 4\`; the echo contract is detected)." \
+    --run "h1-tokio" "$work/tokio.json" \
+    "h1-tokio's \`tokio-axum-echo\` example over a socket: an axum $(lock_version axum "$root/Cargo.lock") \`Router\` whose fallback handler speaks the echo contract, each connection served by \`h1_tokio::serve_connection\` (tokio $(lock_version tokio "$root/Cargo.lock"), current-thread runtime, a task per connection) with \`Config::default()\` but the contract's 1 MiB body limit; \`--jobs 4\`. axum sees the target as an \`http::Uri\`: it echoes the parsed URI, as hyper does." \
     --run "hyper" "$work/hyper.json" \
     "hyper $(lock_version hyper) on tokio $(lock_version tokio) (current-thread runtime, a task per connection), \`conformance/peers/hyper-echo\` built with \`cargo build --release --locked\`; echo contract, \`--jobs 4\`. hyper keeps no target as received: it echoes its parsed URI." \
     --run "Go" "$work/go.json" \
@@ -322,6 +335,7 @@ python3 "$here/peers.py" \
     "$nginx_version from Debian's packages, one worker, \`location / { return 200 \"ok\\n\"; }\`, default limits; run with \`--echo no\`, so bodies and targets are not checked (nginx cannot echo them) and the cases that need the echo contract are not applicable." \
     --run "Apache" "$work/apache.json" \
     "$apache_version from Debian's packages, one process (\`apache2 -DFOREGROUND -DONE_PROCESS\`, event MPM), a static file for every path (\`FallbackResource\`; GET and POST 200, other methods 405), default limits; run with \`--echo no\`, as nginx." \
+    --own 3 \
     --commit "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
     --subset "$subset" --seconds "$seconds" \
     >"$out"

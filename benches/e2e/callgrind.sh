@@ -5,15 +5,19 @@
 # connections' setup and shutdown. The counts repeat to a few instructions.
 #
 # Usage: benches/e2e/callgrind.sh [server...]   (h1, h1-tokio, h1-tokio-http,
-#        hyper, floor, tokio-floor, axum-hyper, axum-h1; default h1 and
-#        hyper). `h1-tokio` is h1-tokio's `tokio-hello` (its raw handler
-#        API), `h1-tokio-http` the same with `--http` (a service over the
-#        `http` types); `floor` is benches/e2e/floor-hello: the same loop as
-#        h1's hello with no HTTP work, the floor under both; `tokio-floor`
-#        (floor-hello's second binary) the same work on tokio, a task per
-#        connection, the floor under h1-tokio and hyper. `axum-hyper` and
-#        `axum-h1` are benches/e2e/axum-pair: one axum Router served by
-#        hyper (pipeline_flush on) and by h1_tokio::serve_connection.
+#        hyper, floor, tokio-floor, axum-hyper, axum-h1, axum-floor;
+#        default h1 and hyper). `h1-tokio` is h1-tokio's `tokio-hello` (its
+#        raw handler API), `h1-tokio-http` the same with `--http` (a service
+#        over the `http` types); `floor` is benches/e2e/floor-hello: the same
+#        loop as h1's hello with no HTTP work, the floor under both;
+#        `tokio-floor` (floor-hello's second binary) the same work on tokio,
+#        a task per connection, the floor under h1-tokio and hyper.
+#        `axum-hyper` and `axum-h1` are benches/e2e/axum-pair: one axum
+#        Router served by hyper (pipeline_flush on) and by
+#        h1_tokio::serve_connection; `axum-floor` (axum-pair's third binary)
+#        the floor under both: the same Router given, for each head found by
+#        its CR LF CR LF, a Request built from constants (REQ's fields, no
+#        parsing), its answer awaited and drained, fixed bytes written back.
 # Environment: N (default 20000 requests), MODES ("-m16 -m1": h2load's
 #              requests in flight per connection), C (connections, 16),
 #              REQ (the request's shape, always GET /plaintext):
@@ -89,7 +93,8 @@ binary() {
     tokio-floor) echo "$target/floor-hello/release/tokio-floor" ;;
     axum-hyper) echo "$target/axum-pair/release/axum-hyper" ;;
     axum-h1) echo "$target/axum-pair/release/axum-h1" ;;
-    *) echo "callgrind.sh: unknown server $1 (h1, h1-tokio, h1-tokio-http, hyper, floor, tokio-floor, axum-hyper, axum-h1)" >&2; exit 2 ;;
+    axum-floor) echo "$target/axum-pair/release/axum-floor --fields $req" ;;
+    *) echo "callgrind.sh: unknown server $1 (h1, h1-tokio, h1-tokio-http, hyper, floor, tokio-floor, axum-hyper, axum-h1, axum-floor)" >&2; exit 2 ;;
     esac
 }
 
@@ -104,7 +109,7 @@ run() {
     # A log of its own: the background job truncates its file only once it
     # runs, so a shared one could still show the last server's address.
     log=$out/server.$1.$2.${3#-}.log
-    # $bin may carry arguments (h1-tokio-http): split on purpose.
+    # $bin may carry arguments (h1-tokio-http, axum-floor): split on purpose.
     # shellcheck disable=SC2086
     valgrind --tool=callgrind --callgrind-out-file="$file" $bin --addr 127.0.0.1:0 >"$log" 2>&1 &
     pid=$!

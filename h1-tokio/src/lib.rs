@@ -51,6 +51,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
+mod arena;
 #[cfg(feature = "axum")]
 mod axum;
 mod body;
@@ -73,6 +74,7 @@ pub mod ws;
 pub use body::{Body, BodyError};
 pub use config::Config;
 pub use error::Error;
+pub use request::RequestTarget;
 pub use serve::{serve_connection, Connection};
 pub use server::{serve, Incoming, Serve, ServeFuture, WithGracefulShutdown};
 pub use service::{service_fn, ServiceFn};

@@ -2,18 +2,20 @@
 //!
 //! h1-conn has already judged every byte of the head (method token, target
 //! form, field syntax, framing); this only moves it into an
-//! `http::Request`. The head's bytes are not copied: the target and the
-//! field values share them; what is left is the `http` types' own cost:
+//! `http::Request`. The head is copied once (into the connection's
+//! [`HeadArena`]), and the target and the field values share that copy;
+//! what is left is the `http` types' own cost:
 //! names looked up (and copied when not one of the standard ones), a
 //! `HeaderMap` filled.
 
 use std::fmt;
 
 use bytes::Bytes;
-use h1_conn::{Entry, HeadersView, Request, Span, Version};
+use h1_conn::{Entry, HeadersView, Request, Span, TargetForm, Version};
 use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Uri};
 
+use crate::arena::HeadArena;
 use crate::trusted::{self, CheckedValues};
 use crate::Body;
 
@@ -28,32 +30,52 @@ impl fmt::Display for Unrepresentable {
     }
 }
 
-/// The `http::Request` of `req`, carrying `body`: `head` holds its bytes
-/// (taken out of the connection's buffer without a copy, see
-/// [`ServerConn::freeze`](h1_conn::ServerConn::freeze)), and its spans and
-/// those of its field entries `fields` index `head`. The target and the
-/// field values are slices of `head`: no copy, no allocation. `headers` is
-/// an empty map to fill (a response's, reused: its allocation is kept).
-/// With `checked`, the values are taken as h1-parse checked them.
+/// The `http::Request` of `req`, carrying `body`: its bytes are in
+/// `received`, its field entries (spans into `received`) in `fields`. The
+/// head but its line ends is copied once, into `arena`, and the target
+/// and every field value are slices of that copy. `headers` is an empty
+/// map to fill (a response's, reused: its allocation is kept). With
+/// `checked`, the values are taken as h1-parse checked them.
 pub(crate) fn to_http(
     req: &Request,
-    head: &Bytes,
+    received: &[u8],
     fields: &[Entry],
+    arena: &mut HeadArena,
     mut headers: HeaderMap,
     checked: Option<CheckedValues>,
     body: Body,
 ) -> Result<http::Request<Body>, Unrepresentable> {
     let h = &req.head;
-    let part = |span: Span| (span.end() <= head.len()).then(|| head.slice(span.range()));
+    // From the method to the end of the last span.
+    let start = h.method.offset();
+    let end = fields
+        .last()
+        .map_or(h.target.end(), |e| e.value.end().max(h.target.end()));
+    let head = arena.copy(received.get(start..end).ok_or(Unrepresentable("head"))?);
+    let part = |span: Span| {
+        span.shift_down(start)
+            .filter(|s| s.end() <= head.len())
+            .map(|s| head.slice(s.range()))
+    };
     let method = match req.method() {
         h1_conn::Method::Get => Method::GET,
         h1_conn::Method::Post => Method::POST,
         h1_conn::Method::Head => Method::HEAD,
-        _ => Method::from_bytes(h.method.get(head).ok_or(Unrepresentable("method"))?)
+        _ => Method::from_bytes(h.method.get(received).ok_or(Unrepresentable("method"))?)
             .map_err(|_| Unrepresentable("method"))?,
     };
     let target = part(h.target).ok_or(Unrepresentable("request-target"))?;
-    let uri = Uri::from_maybe_shared(target).map_err(|_| Unrepresentable("request-target"))?;
+    let origin = h.target_form == TargetForm::Origin;
+    let as_sent = (!origin).then(|| RequestTarget(target.clone()));
+    let uri = match Uri::from_maybe_shared(target) {
+        Ok(uri) => uri,
+        Err(_) if !origin => as_sent
+            .as_ref()
+            .and_then(|t| unreserved_decoded(&t.0))
+            .and_then(|t| Uri::from_maybe_shared(t).ok())
+            .ok_or(Unrepresentable("request-target"))?,
+        Err(_) => return Err(Unrepresentable("request-target")),
+    };
     let version = match req.version() {
         Version::Http10 => http::Version::HTTP_10,
         Version::Http11 => http::Version::HTTP_11,
@@ -61,7 +83,7 @@ pub(crate) fn to_http(
     headers.clear();
     headers.reserve(fields.len());
     for e in fields {
-        let (Some(name), Some(value)) = (e.name.get(head), part(e.value)) else {
+        let (Some(name), Some(value)) = (e.name.get(received), part(e.value)) else {
             return Err(Unrepresentable("field"));
         };
         // Standard names come from http's table without an allocation;
@@ -80,7 +102,93 @@ pub(crate) fn to_http(
     *out.uri_mut() = uri;
     *out.version_mut() = version;
     *out.headers_mut() = headers;
+    if let Some(target) = as_sent {
+        out.extensions_mut().insert(target);
+    }
     Ok(out)
+}
+
+/// The request-target as the client sent it, in the extensions of each
+/// request whose target is not in origin form (`/path?query`).
+///
+/// `http::Uri` spells such targets its own way: an absolute-form
+/// target's scheme in lowercase (`HTTP://a/` is `http://a/`), `/` for its
+/// empty path (`http://a?q` is `http://a/?q`); and it refuses a host with
+/// percent-encoded octets, which RFC 3986 allows: the `Uri` then holds the
+/// host with the octets of unreserved characters decoded (§6.2.2.2, an
+/// equivalent form), and only this holds what was sent. For an
+/// origin-form target, which `Uri` keeps byte for byte (`uri().path()`
+/// and `query()`), there is none (it would cost an allocation a request).
+///
+/// ```
+/// # fn handler(req: http::Request<h1_tokio::Body>) {
+/// use h1_tokio::RequestTarget;
+///
+/// let sent = match req.extensions().get::<RequestTarget>() {
+///     Some(target) => target.as_str().to_owned(),
+///     None => req.uri().to_string(),
+/// };
+/// # let _ = sent;
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RequestTarget(Bytes);
+
+impl RequestTarget {
+    /// The target's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The target as text (h1-parse accepts only visible ASCII in a
+    /// target, so it always is).
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+/// `target` (absolute or authority form) with every percent-encoded
+/// octet of an unreserved character in its authority decoded (`%65` is
+/// `e`), when it had any: RFC 3986 §6.2.2.2 makes both spellings
+/// equivalent, and `http::Uri` takes only the decoded one.
+fn unreserved_decoded(target: &[u8]) -> Option<Bytes> {
+    // The authority: after `scheme://` to the path, query or end; or all
+    // of an authority-form target.
+    let start = target
+        .windows(3)
+        .position(|w| w == b"://")
+        .map_or(0, |i| i + 3);
+    let end = target[start..]
+        .iter()
+        .position(|&b| b == b'/' || b == b'?')
+        .map_or(target.len(), |i| start + i);
+    let authority = &target[start..end];
+    if !authority.contains(&b'%') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(target.len());
+    out.extend_from_slice(&target[..start]);
+    let mut i = 0;
+    while i < authority.len() {
+        let decoded = (authority[i] == b'%')
+            .then(|| authority.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+            .filter(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+        match decoded {
+            Some(b) => {
+                out.push(b);
+                i += 3;
+            }
+            None => {
+                out.push(authority[i]);
+                i += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&target[end..]);
+    Some(Bytes::from(out))
 }
 
 /// The trailer fields of a chunked request body as an `http::HeaderMap`
@@ -108,13 +216,13 @@ mod tests {
         assert_eq!(conn.feed(bytes), bytes.len());
         match conn.next_event() {
             ServerEvent::Request(req) => {
-                let head = conn.freeze();
                 let fields = &conn.field_entries()[..req.head.field_count];
                 let checked = CheckedValues::of(&Config::default());
                 to_http(
                     &req,
-                    &head,
+                    conn.received(),
                     fields,
+                    &mut HeadArena::default(),
                     HeaderMap::new(),
                     checked,
                     Body::empty(),
@@ -163,6 +271,41 @@ mod tests {
     }
 
     #[test]
+    fn a_target_not_in_origin_form_is_kept_as_sent_beside_the_uri() {
+        let r =
+            convert(b"GET HTTP://EXAMPLE.COM:8080?q HTTP/1.1\r\nHost: EXAMPLE.COM:8080\r\n\r\n")
+                .expect("absolute form");
+        assert_eq!(r.uri(), "http://EXAMPLE.COM:8080/?q");
+        let sent = r.extensions().get::<RequestTarget>().expect("kept");
+        assert_eq!(sent.as_str(), "HTTP://EXAMPLE.COM:8080?q");
+        let r = convert(b"GET /a?b HTTP/1.1\r\nHost: a\r\n\r\n").expect("origin form");
+        assert!(r.extensions().get::<RequestTarget>().is_none());
+        assert_eq!(r.uri(), "/a?b");
+    }
+
+    #[test]
+    fn a_percent_encoded_host_has_its_unreserved_octets_decoded_in_the_uri() {
+        let r = convert(b"GET http://%65xample.com/e%41 HTTP/1.1\r\nHost: example.com\r\n\r\n")
+            .expect("representable");
+        assert_eq!(r.uri().host(), Some("example.com"));
+        assert_eq!(r.uri().path(), "/e%41", "the path is not the authority");
+        let sent = r.extensions().get::<RequestTarget>().expect("kept");
+        assert_eq!(sent.as_str(), "http://%65xample.com/e%41");
+        let r = convert(b"CONNECT %65xample.com:443 HTTP/1.1\r\nHost: %65xample.com:443\r\n\r\n")
+            .expect("authority form");
+        assert_eq!(
+            r.uri().authority().map(|a| a.as_str()),
+            Some("example.com:443")
+        );
+        // An octet that is not an unreserved character stays encoded, and
+        // `Uri` refuses it: 400.
+        assert_eq!(
+            convert(b"GET http://a%20b/ HTTP/1.1\r\nHost: a\r\n\r\n").err(),
+            Some(Unrepresentable("request-target"))
+        );
+    }
+
+    #[test]
     fn http_1_0_and_extension_methods_are_kept() {
         let r = convert(b"PURGE /cache HTTP/1.0\r\n\r\n").expect("representable");
         assert_eq!(r.method().as_str(), "PURGE");
@@ -184,12 +327,19 @@ mod tests {
                 continue;
             };
             accepted += 1;
-            let head = conn.freeze();
             let fields = &conn.field_entries()[..r.head.field_count];
             let checked = CheckedValues::of(&Config::default());
             assert!(checked.is_some(), "the strict parser gives the proof");
-            let out = to_http(&r, &head, fields, HeaderMap::new(), checked, Body::empty())
-                .expect("representable");
+            let out = to_http(
+                &r,
+                conn.received(),
+                fields,
+                &mut HeadArena::default(),
+                HeaderMap::new(),
+                checked,
+                Body::empty(),
+            )
+            .expect("representable");
             let value = &out.headers()["x-v"];
             assert_eq!(value.as_bytes(), [b'a', b, b'z'], "byte {b:#04x}");
             assert!(
@@ -214,9 +364,16 @@ mod tests {
         let ServerEvent::Request(r) = conn.next_event() else {
             panic!("the lenient parser takes the fold");
         };
-        let head = conn.freeze();
         let fields = &conn.field_entries()[..r.head.field_count];
-        let got = to_http(&r, &head, fields, HeaderMap::new(), None, Body::empty());
+        let got = to_http(
+            &r,
+            conn.received(),
+            fields,
+            &mut HeadArena::default(),
+            HeaderMap::new(),
+            None,
+            Body::empty(),
+        );
         assert_eq!(got.err(), Some(Unrepresentable("field value")));
     }
 

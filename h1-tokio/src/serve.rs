@@ -22,6 +22,7 @@ use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
 
+use crate::arena::HeadArena;
 use crate::body::Sender;
 use crate::request::{to_http, trailer_map};
 use crate::response::{delimiting, fields, has_upgrade_option, pairs};
@@ -258,6 +259,10 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     continue_declined: bool,
     /// The service said it is ready for a request.
     service_ready: bool,
+    /// This round, the machine stopped for want of bytes.
+    starved: bool,
+    /// Where request heads are copied for the `http` types.
+    arena: HeadArena,
     /// The parser's proof that field values need no second check.
     checked: Option<CheckedValues>,
     /// A client's end of sending is not its leaving (`Config::half_close`).
@@ -302,6 +307,8 @@ where
             continue_owed: false,
             continue_declined: false,
             service_ready: false,
+            starved: false,
+            arena: HeadArena::default(),
             checked: CheckedValues::of(&config.conn),
             half_close: config.half_close,
             spare: Vec::new(),
@@ -316,11 +323,17 @@ where
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         for _ in 0..ROUNDS {
             let mut progress = false;
+            self.starved = false;
             if self.broken.is_none() {
+                // The responses whose calls or bodies woke the task...
                 progress |= self.respond(cx);
                 progress |= self.invite(cx);
                 progress |= self.receive(cx);
+                // ...and those of the calls `receive` made behind a first
+                // one still under way (a pipelined batch), and the
+                // `100 Continue` a call made there may have asked for.
                 progress |= self.respond(cx);
+                progress |= self.invite(cx);
             }
             match self.t.write(cx) {
                 Poll::Ready(wrote) => progress |= wrote?,
@@ -339,7 +352,11 @@ where
                 return Poll::Ready(self.service_error.take().map_or(Ok(()), Err));
             }
             if self.t.want_read {
-                progress |= self.t.read(cx)?;
+                let arrived = self.t.read(cx)?;
+                // Nothing arrived for a machine that waits for bytes, and
+                // the output is written: another round would find nothing
+                // new, unless the write made room for a body being sent.
+                progress = arrived || (progress && (!self.starved || self.is_streaming()));
             }
             if !progress {
                 match self.t.poll_timer(cx, self.waiting_for()) {
@@ -365,7 +382,16 @@ where
 
     /// Starts and streams the responses that are ready, in order: whether
     /// anything was done.
+    #[inline]
     fn respond(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.owed.is_empty() && !self.is_streaming() {
+            return false;
+        }
+        self.respond_owed(cx)
+    }
+
+    /// [`respond`](Self::respond) when something is owed.
+    fn respond_owed(&mut self, cx: &mut Context<'_>) -> bool {
         let mut progress = false;
         loop {
             if let Some(body) = self
@@ -710,10 +736,11 @@ where
                     self.body = sender;
                     let connect = req.method() == Method::Connect;
                     let head = req.method() == Method::Head;
-                    let bytes = self.t.conn.freeze();
                     let fields = &self.t.conn.field_entries()[..req.head.field_count];
                     let headers = self.spare.pop().unwrap_or_default();
-                    match to_http(&req, &bytes, fields, headers, self.checked, body) {
+                    let received = self.t.conn.received();
+                    let arena = &mut self.arena;
+                    match to_http(&req, received, fields, arena, headers, self.checked, body) {
                         Ok(mut request) => {
                             let switch = (req.upgrade || connect).then(|| {
                                 let (pending, handover) = upgrade::pending();
@@ -769,6 +796,7 @@ where
                 }
                 ServerEvent::NeedMore => {
                     self.t.want_read = true;
+                    self.starved = true;
                     break;
                 }
                 ServerEvent::Closed => {

@@ -231,6 +231,30 @@ async fn continue_is_sent_when_the_service_first_reads_the_body() {
 }
 
 #[tokio::test]
+async fn continue_is_sent_when_the_service_reads_the_body_at_once() {
+    // The call reads the body on its first poll, which the connection
+    // makes as soon as it calls the service.
+    let service = service_fn(|req: Request<Body>| async move {
+        let body = req.into_body().collect().await.expect("body").to_bytes();
+        Ok::<_, Infallible>(Response::new(Full::new(body)))
+    });
+    let (mut client, served) = connect(service, 4096);
+    client
+        .write_all(b"PUT / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let interim = read_until(&mut client, "\r\n\r\n").await;
+    assert_eq!(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+    client.write_all(b"hi").await.unwrap();
+    let got = read_all(&mut client).await;
+    assert!(
+        got.starts_with("HTTP/1.1 200 OK\r\n") && got.ends_with("\r\n\r\nhi"),
+        "{got}"
+    );
+    served.await.unwrap().expect("served");
+}
+
+#[tokio::test]
 async fn a_service_that_never_reads_the_body_sends_no_continue() {
     let service = service_fn(|_req: Request<Body>| async { ok("no thanks") });
     let (mut client, served) = connect(service, 4096);
