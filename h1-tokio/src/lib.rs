@@ -57,6 +57,7 @@ mod axum;
 mod body;
 mod config;
 mod error;
+mod names;
 pub mod raw;
 mod request;
 mod response;

@@ -16,6 +16,7 @@ use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Uri};
 
 use crate::arena::HeadArena;
+use crate::names::NameCache;
 use crate::trusted::{self, CheckedValues};
 use crate::Body;
 
@@ -30,19 +31,50 @@ impl fmt::Display for Unrepresentable {
     }
 }
 
+/// What a connection keeps to move its request heads into the `http`
+/// types: where heads are copied, the names seen, and whether field values
+/// need a second check.
+#[derive(Debug)]
+pub(crate) struct Converter {
+    arena: HeadArena,
+    names: NameCache,
+    checked: Option<CheckedValues>,
+}
+
+impl Converter {
+    /// For a connection whose machine runs `config`.
+    pub(crate) fn new(config: &h1_conn::Config) -> Converter {
+        Converter {
+            arena: HeadArena::default(),
+            names: NameCache::default(),
+            checked: CheckedValues::of(config),
+        }
+    }
+
+    /// The `http::Request` of `req`, carrying `body`: see [`to_http`].
+    pub(crate) fn request(
+        &mut self,
+        req: &Request,
+        received: &[u8],
+        fields: &[Entry],
+        headers: HeaderMap,
+        body: Body,
+    ) -> Result<http::Request<Body>, Unrepresentable> {
+        to_http(req, received, fields, self, headers, body)
+    }
+}
+
 /// The `http::Request` of `req`, carrying `body`: its bytes are in
 /// `received`, its field entries (spans into `received`) in `fields`. The
-/// head but its line ends is copied once, into `arena`, and the target
-/// and every field value are slices of that copy. `headers` is an empty
-/// map to fill (a response's, reused: its allocation is kept). With
-/// `checked`, the values are taken as h1-parse checked them.
-pub(crate) fn to_http(
+/// head but its line ends is copied once, into the converter's arena, and
+/// the target and every field value are slices of that copy. `headers` is
+/// an empty map to fill (a response's, reused: its allocation is kept).
+fn to_http(
     req: &Request,
     received: &[u8],
     fields: &[Entry],
-    arena: &mut HeadArena,
+    with: &mut Converter,
     mut headers: HeaderMap,
-    checked: Option<CheckedValues>,
     body: Body,
 ) -> Result<http::Request<Body>, Unrepresentable> {
     let h = &req.head;
@@ -51,7 +83,9 @@ pub(crate) fn to_http(
     let end = fields
         .last()
         .map_or(h.target.end(), |e| e.value.end().max(h.target.end()));
-    let head = arena.copy(received.get(start..end).ok_or(Unrepresentable("head"))?);
+    let head = with
+        .arena
+        .copy(received.get(start..end).ok_or(Unrepresentable("head"))?);
     let part = |span: Span| {
         span.shift_down(start)
             .filter(|s| s.end() <= head.len())
@@ -82,14 +116,15 @@ pub(crate) fn to_http(
     };
     headers.clear();
     headers.reserve(fields.len());
-    for e in fields {
+    for (i, e) in fields.iter().enumerate() {
         let (Some(name), Some(value)) = (e.name.get(received), part(e.value)) else {
             return Err(Unrepresentable("field"));
         };
-        // Standard names come from http's table without an allocation;
-        // only the value needs the shared head.
-        let name = HeaderName::from_bytes(name).map_err(|_| Unrepresentable("field name"))?;
-        let value = match checked {
+        let name = with
+            .names
+            .get(i, name)
+            .map_err(|_| Unrepresentable("field name"))?;
+        let value = match with.checked {
             Some(proof) => trusted::header_value(value, proof),
             None => {
                 HeaderValue::from_maybe_shared(value).map_err(|_| Unrepresentable("field value"))?
@@ -217,14 +252,11 @@ mod tests {
         match conn.next_event() {
             ServerEvent::Request(req) => {
                 let fields = &conn.field_entries()[..req.head.field_count];
-                let checked = CheckedValues::of(&Config::default());
-                to_http(
+                Converter::new(&Config::default()).request(
                     &req,
                     conn.received(),
                     fields,
-                    &mut HeadArena::default(),
                     HeaderMap::new(),
-                    checked,
                     Body::empty(),
                 )
             }
@@ -330,16 +362,9 @@ mod tests {
             let fields = &conn.field_entries()[..r.head.field_count];
             let checked = CheckedValues::of(&Config::default());
             assert!(checked.is_some(), "the strict parser gives the proof");
-            let out = to_http(
-                &r,
-                conn.received(),
-                fields,
-                &mut HeadArena::default(),
-                HeaderMap::new(),
-                checked,
-                Body::empty(),
-            )
-            .expect("representable");
+            let out = Converter::new(&Config::default())
+                .request(&r, conn.received(), fields, HeaderMap::new(), Body::empty())
+                .expect("representable");
             let value = &out.headers()["x-v"];
             assert_eq!(value.as_bytes(), [b'a', b, b'z'], "byte {b:#04x}");
             assert!(
@@ -359,19 +384,17 @@ mod tests {
             CheckedValues::of(&config).is_none(),
             "no proof with obs-fold"
         );
-        let mut conn = ServerConn::new(config);
+        let mut conn = ServerConn::new(config.clone());
         conn.feed(b"GET / HTTP/1.1\r\nHost: a\r\nX-V: a\r\n b\r\n\r\n");
         let ServerEvent::Request(r) = conn.next_event() else {
             panic!("the lenient parser takes the fold");
         };
         let fields = &conn.field_entries()[..r.head.field_count];
-        let got = to_http(
+        let got = Converter::new(&config).request(
             &r,
             conn.received(),
             fields,
-            &mut HeadArena::default(),
             HeaderMap::new(),
-            None,
             Body::empty(),
         );
         assert_eq!(got.err(), Some(Unrepresentable("field value")));

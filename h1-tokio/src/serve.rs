@@ -22,12 +22,10 @@ use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
 
-use crate::arena::HeadArena;
 use crate::body::Sender;
-use crate::request::{to_http, trailer_map};
+use crate::request::{trailer_map, Converter};
 use crate::response::{delimiting, fields, has_upgrade_option, pairs};
 use crate::transport::{Transport, Wait, ROUNDS, VECTORED_MIN};
-use crate::trusted::CheckedValues;
 use crate::upgrade::{self, Handover, Upgraded};
 use crate::{Body, BodyError, BoxError, Config, Error};
 
@@ -261,10 +259,8 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     service_ready: bool,
     /// This round, the machine stopped for want of bytes.
     starved: bool,
-    /// Where request heads are copied for the `http` types.
-    arena: HeadArena,
-    /// The parser's proof that field values need no second check.
-    checked: Option<CheckedValues>,
+    /// What moves request heads into the `http` types.
+    http: Converter,
     /// A client's end of sending is not its leaving (`Config::half_close`).
     half_close: bool,
     /// Field maps of responses sent, for the fields of requests to come
@@ -308,8 +304,7 @@ where
             continue_declined: false,
             service_ready: false,
             starved: false,
-            arena: HeadArena::default(),
-            checked: CheckedValues::of(&config.conn),
+            http: Converter::new(&config.conn),
             half_close: config.half_close,
             spare: Vec::new(),
             handover: None,
@@ -739,8 +734,7 @@ where
                     let fields = &self.t.conn.field_entries()[..req.head.field_count];
                     let headers = self.spare.pop().unwrap_or_default();
                     let received = self.t.conn.received();
-                    let arena = &mut self.arena;
-                    match to_http(&req, received, fields, arena, headers, self.checked, body) {
+                    match self.http.request(&req, received, fields, headers, body) {
                         Ok(mut request) => {
                             let switch = (req.upgrade || connect).then(|| {
                                 let (pending, handover) = upgrade::pending();
