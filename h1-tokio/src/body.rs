@@ -164,8 +164,24 @@ impl Body {
 
     /// A body streamed through a [`Sender`]; `length` is the
     /// `Content-Length` when the request has one.
+    #[cfg(test)]
     pub(crate) fn channel(length: Option<u64>) -> (Sender, Body) {
-        let shared = Arc::new(Shared::default());
+        Body::channel_in(&mut Channels::default(), length)
+    }
+
+    /// [`channel`](Self::channel), with the shared part of an earlier
+    /// channel of `channels` whose ends are both gone, when there is one.
+    pub(crate) fn channel_in(channels: &mut Channels, length: Option<u64>) -> (Sender, Body) {
+        let shared = match channels.take() {
+            Some(shared) => shared,
+            None => {
+                let shared = Arc::new(Shared::default());
+                if channels.kept.len() < Channels::MOST {
+                    channels.kept.push(Arc::clone(&shared));
+                }
+                shared
+            }
+        };
         let sender = Sender {
             shared: Arc::clone(&shared),
             done: false,
@@ -265,6 +281,38 @@ impl Drop for Body {
             drop(s);
             wake(writer);
         }
+    }
+}
+
+/// What a connection keeps to give its request bodies their channels:
+/// the shared parts of earlier ones, each reused once both its ends are
+/// gone (the usual case: the service has dropped the body of a request it
+/// has answered), so a request with a body costs no allocation for it.
+#[derive(Default)]
+pub(crate) struct Channels {
+    kept: Vec<Arc<Shared>>,
+}
+
+impl Channels {
+    /// Most kept: a pipelined batch of requests with bodies.
+    const MOST: usize = 16;
+
+    /// A kept shared part nobody else holds, reset, and still kept.
+    fn take(&mut self) -> Option<Arc<Shared>> {
+        for kept in &mut self.kept {
+            if let Some(free) = Arc::get_mut(kept) {
+                // Both ends are gone: nobody else can see it.
+                *free.state.get_mut().unwrap_or_else(|e| e.into_inner()) = State::default();
+                return Some(Arc::clone(kept));
+            }
+        }
+        None
+    }
+}
+
+impl fmt::Debug for Channels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Channels").finish_non_exhaustive()
     }
 }
 

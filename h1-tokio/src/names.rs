@@ -35,7 +35,7 @@ impl NameCache {
         name: &[u8],
     ) -> Result<HeaderName, InvalidHeaderName> {
         if let Some((sent, kept)) = self.names.get(index) {
-            if **sent == *name {
+            if same(sent, name) {
                 return Ok(kept.clone());
             }
         }
@@ -47,6 +47,41 @@ impl NameCache {
             self.names.push(entry);
         }
         Ok(made)
+    }
+}
+
+/// Whether `a` and `b` hold the same bytes: as `a == b`, a word at a
+/// time where `==` calls `memcmp` (names are short: most fit in two
+/// words, the last one overlapping the first).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    let half = |s: &[u8], at: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    };
+    match n {
+        0..=3 => a == b,
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => {
+            let mut at = 0;
+            while at + 8 < n {
+                if word(a, at) != word(b, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            word(a, n - 8) == word(b, n - 8)
+        }
     }
 }
 
@@ -81,6 +116,21 @@ mod tests {
             }
         }
         assert_eq!(cache.names.len(), KEPT);
+    }
+
+    #[test]
+    fn same_is_byte_equality_at_every_length() {
+        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
+        for n in 0..40 {
+            let a = &base[..n];
+            assert!(same(a, a), "{n}");
+            assert!(!same(a, &base[..n + 1]), "{n}: lengths differ");
+            for at in 0..n {
+                let mut b = a.to_vec();
+                b[at] ^= 0x20;
+                assert!(!same(a, &b), "{n}: byte {at} differs");
+            }
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
 
-use crate::body::Sender;
+use crate::body::{Channels, Sender};
 use crate::request::{trailer_map, Converter};
 use crate::response::{delimiting, fields, has_upgrade_option, pairs};
 use crate::transport::{Transport, Wait, ROUNDS, VECTORED_MIN};
@@ -52,6 +52,16 @@ use crate::{Body, BodyError, BoxError, Config, Error};
 /// sending for `config.body_read_timeout` (unless its response has
 /// started); a connection idle for `config.idle_timeout` between requests
 /// closes. Timers, like the linger, need a runtime with its timer enabled.
+///
+/// Allocations: once a connection is warm, it allocates nothing a
+/// request itself (the head is copied into a reused block, field names
+/// are kept from the request before, the service's future, the response
+/// body and a request body's channel live in reused places). What the
+/// `http` types need is left: the request's field map, which is the
+/// previous response's map when that has room (else two allocations, its
+/// index table and its entries), and a field name that is new on the
+/// connection and not a standard one (one). tests/allocations.rs counts
+/// them.
 ///
 /// A request that asks to upgrade (or a `CONNECT`) carries the switch in
 /// its extensions ([`upgrade::on`](crate::upgrade::on)): a `101` (or a
@@ -244,6 +254,8 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     calls: Vec<Slot<S::Future>>,
     /// The body of the request being received, while its reader wants it.
     body: Option<Sender>,
+    /// Where the bodies' channels come from.
+    channels: Channels,
     /// Trailer fields of the body being received, until its end.
     trailers: Option<HeaderMap>,
     /// Between a request's head and its end.
@@ -297,6 +309,7 @@ where
             streaming: None,
             calls: Vec::new(),
             body: None,
+            channels: Channels::default(),
             trailers: None,
             receiving: false,
             receiving_answered: false,
@@ -717,11 +730,11 @@ where
                     self.receiving_answered = false;
                     let (sender, body) = match req.framing {
                         Framing::Length(n) if n > 0 => {
-                            let (s, b) = Body::channel(Some(n));
+                            let (s, b) = Body::channel_in(&mut self.channels, Some(n));
                             (Some(s), b)
                         }
                         f if f.has_body() => {
-                            let (s, b) = Body::channel(None);
+                            let (s, b) = Body::channel_in(&mut self.channels, None);
                             (Some(s), b)
                         }
                         _ => (None, Body::empty()),

@@ -229,3 +229,32 @@ fn a_body_polled_then_dropped_is_no_longer_wanted() {
         "nobody reads it now"
     );
 }
+
+#[tokio::test]
+async fn a_channel_whose_ends_are_gone_is_reused_clean() {
+    let mut channels = Channels::default();
+    let (mut tx, mut body) = Body::channel_in(&mut channels, Some(5));
+    tx.send(Bytes::from_static(b"hello"));
+    tx.finish(None);
+    let got = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    assert_eq!(got, "hello");
+    let first = Arc::as_ptr(body.shared.as_ref().unwrap());
+    // The body is still held: a new channel is needed.
+    let (tx2, body2) = Body::channel_in(&mut channels, None);
+    assert_ne!(Arc::as_ptr(body2.shared.as_ref().unwrap()), first);
+    drop((body, tx2, body2));
+    // Both ends of the first are gone: it serves again, with nothing of
+    // its last body left in it.
+    let (mut tx3, mut body3) = Body::channel_in(&mut channels, None);
+    let third = Arc::as_ptr(body3.shared.as_ref().unwrap());
+    assert_eq!(third, first, "the first kept one is reused");
+    assert!(!body3.is_end_stream(), "not complete");
+    tx3.send(Bytes::from_static(b"new"));
+    drop(tx3);
+    let got = body3.frame().await.unwrap().unwrap().into_data().unwrap();
+    assert_eq!(got, "new");
+    assert!(
+        body3.frame().await.unwrap().is_err(),
+        "the sender's drop ends it"
+    );
+}
