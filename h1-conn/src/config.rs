@@ -38,10 +38,12 @@ pub struct Config {
     /// until the driver writes some: a client that pipelines without
     /// reading cannot make the server buffer without bound. Default 256 KiB.
     pub max_buffered_output: usize,
-    /// Initial size of the receive buffer, and the most bytes
-    /// [`read_buf`](crate::ServerConn::read_buf) lends beyond what a head
-    /// needs. The buffer grows to hold a head of
-    /// [`h1_parse::Config::max_head_len`] bytes, never further. Default 8 KiB.
+    /// Initial size of the receive buffer: what
+    /// [`read_buf`](crate::ServerConn::read_buf) lends at first. The buffer
+    /// grows to hold a head of [`h1_parse::Config::max_head_len`] bytes,
+    /// and doubles whenever a read fills all the room it was lent (a
+    /// client sending faster than the reads take, such as a large body),
+    /// never past `max_head_len` plus this. Default 8 KiB.
     pub read_buf_len: usize,
     /// After deciding to close while the peer may still be sending, how many
     /// bytes a driver reads and discards before closing (RFC 9112 §9.6; see

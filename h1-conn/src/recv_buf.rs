@@ -20,16 +20,23 @@ fn zeroed(n: usize) -> Storage {
 /// read), `[pos, filled)` not yet consumed, `[filled, len)` free. The
 /// buffer is zero-filled when it grows, so lending the free part needs no
 /// `unsafe`; it never grows past `limit`.
+///
+/// Its length is `size` once room is made: the initial length, doubled
+/// (up to the limit) whenever a read fills all the room it was lent, so a
+/// client that sends faster than reads take (a large body, a pipelined
+/// flood) is read in larger pieces, as many bytes a read as it has sent.
 #[derive(Debug)]
 pub(crate) struct RecvBuf {
     buf: Storage,
     pos: usize,
     filled: usize,
     limit: usize,
-    /// The length it starts with, and is given back after a
-    /// [`freeze`](Self::freeze) has left it short of room.
-    #[cfg(feature = "bytes")]
-    initial: usize,
+    /// The length it is given when it is short of room (after a
+    /// [`freeze`](Self::freeze) took part of it, or once a read has filled
+    /// it).
+    size: usize,
+    /// `size` grew since room was last made.
+    grown: bool,
     /// Whether bytes were moved since the last call to `moved`.
     moved: bool,
 }
@@ -44,8 +51,8 @@ impl RecvBuf {
             pos: 0,
             filled: 0,
             limit: limit.max(initial),
-            #[cfg(feature = "bytes")]
-            initial,
+            size: initial,
+            grown: false,
             moved: false,
         }
     }
@@ -91,24 +98,32 @@ impl RecvBuf {
             self.pos = 0;
             self.moved = true;
         }
-        if self.filled == self.buf.len() && self.buf.len() < self.limit {
+        if self.filled == self.buf.len()
+            && self.buf.len() >= self.size
+            && self.buf.len() < self.limit
+        {
+            // Full at its size with bytes not yet taken (a head longer than
+            // it): it grows.
             let grown = self.buf.len().saturating_mul(2).min(self.limit);
+            self.size = grown;
             self.buf.resize(grown, 0);
-        }
-        #[cfg(feature = "bytes")]
-        if self.buf.len() < self.initial && self.buf.len() - self.filled < self.initial / 4 {
+        } else if self.buf.len() < self.size
+            && (self.grown || self.buf.len() - self.filled < self.size / 4)
+        {
             self.regain();
         }
+        self.grown = false;
     }
 
-    /// Gives a buffer that `freeze` has shortened its initial length back:
-    /// the unconsumed bytes move to the front of its allocation when the
-    /// bytes frozen out of it are all gone (no allocation: the usual case,
-    /// once a request has been answered), else to a new one.
-    #[cfg(feature = "bytes")]
+    /// Gives the buffer its `size`: after a read that filled it, or after
+    /// `freeze` has shortened it. With `bytes`, the unconsumed bytes move
+    /// to the front of its allocation when the bytes frozen out of it are
+    /// all gone (no allocation: the usual case, once a request has been
+    /// answered) and it has the room, else to a new one.
     fn regain(&mut self) {
+        #[cfg(feature = "bytes")]
         self.buf.truncate(self.filled);
-        self.buf.resize(self.initial.max(self.filled), 0);
+        self.buf.resize(self.size.max(self.filled), 0);
         self.moved = true;
     }
 
@@ -119,7 +134,13 @@ impl RecvBuf {
 
     /// Marks `n` bytes of the free part as received.
     pub(crate) fn fill(&mut self, n: usize) {
+        let lent = self.buf.len() - self.filled;
         self.filled = self.filled.saturating_add(n).min(self.buf.len());
+        if n >= lent && lent > 0 && self.size < self.limit {
+            // The client sends faster than the reads take: lend more.
+            self.size = self.buf.len().saturating_mul(2).min(self.limit);
+            self.grown = true;
+        }
     }
 
     /// Copies as much of `data` as fits; returns how much.

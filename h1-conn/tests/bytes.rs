@@ -100,3 +100,42 @@ fn frozen_bytes_dropped_in_time_give_their_room_back_in_place() {
         );
     }
 }
+
+/// A body whose every read fills the room lent, each piece frozen out as
+/// it is reported (as h1-tokio hands body chunks over): every byte
+/// arrives once, and the reads are lent more and more room, up to the
+/// buffer's limit.
+#[test]
+fn a_body_sent_faster_than_it_is_read_gets_larger_reads() {
+    let mut conn = ServerConn::default();
+    let len = 4usize << 20;
+    let head = format!("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: {len}\r\n\r\n");
+    conn.feed(head.as_bytes());
+    let (mut got, mut sent, mut largest) = (0usize, 0usize, 0usize);
+    loop {
+        match conn.next_event() {
+            ServerEvent::Request(_) => {}
+            ServerEvent::Data(span) => {
+                let frozen = conn.freeze();
+                assert!(frozen[span.range()].iter().all(|&b| b == b'x'));
+                got += span.len();
+            }
+            ServerEvent::End => break,
+            ServerEvent::NeedMore => {
+                let room = conn.read_buf();
+                let n = room.len().min(len - sent);
+                assert!(n > 0, "no room after {sent} bytes");
+                largest = largest.max(room.len());
+                room[..n].fill(b'x');
+                conn.filled(n);
+                sent += n;
+            }
+            other => panic!("{other:?} after {sent} bytes"),
+        }
+    }
+    assert_eq!(got, len);
+    let config = Config::default();
+    let limit = config.parse.max_head_len + 4 + config.read_buf_len;
+    assert!(largest > 4 * config.read_buf_len, "largest read {largest}");
+    assert!(largest <= limit, "largest read {largest}, limit {limit}");
+}

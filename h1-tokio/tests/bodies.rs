@@ -89,3 +89,50 @@ async fn a_body_limit_set_in_the_config_is_answered_413_before_the_service() {
     let got = upload(config, (1 << 20) + 1, false).await;
     assert!(got.starts_with("HTTP/1.1 413 "), "{got}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fast_upload_is_read_in_pieces_larger_than_the_first_read() {
+    // The service notes the largest chunk it was handed.
+    let largest = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&largest);
+    let service = service_fn(move |req: Request<Body>| {
+        let seen = std::sync::Arc::clone(&seen);
+        async move {
+            let mut body = req.into_body();
+            let mut n = 0usize;
+            while let Some(Ok(frame)) = body.frame().await {
+                let len = frame.data_ref().map_or(0, Bytes::len);
+                seen.fetch_max(len, std::sync::atomic::Ordering::SeqCst);
+                n += len;
+            }
+            Ok::<_, Infallible>(Response::new(Full::new(Bytes::from(n.to_string()))))
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        serve_connection(stream, service, Config::default()).await
+    });
+    let len = 16 << 20;
+    let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!("POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: {len}\r\n\r\n");
+    client.write_all(head.as_bytes()).await.unwrap();
+    let piece = vec![b'x'; 256 * 1024];
+    for _ in 0..len / piece.len() {
+        client.write_all(&piece).await.unwrap();
+    }
+    let mut answer = vec![0u8; 1024];
+    let n = tokio::time::timeout(Duration::from_secs(30), client.read(&mut answer))
+        .await
+        .expect("answered")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.ends_with(&format!("\r\n\r\n{len}")), "{answer}");
+    let largest = largest.load(std::sync::atomic::Ordering::SeqCst);
+    // The first reads are lent the configured 8 KiB; a client that fills
+    // them is read in larger pieces.
+    assert!(largest > 8 * 1024, "largest chunk {largest} bytes");
+    drop(client);
+    server.await.unwrap().expect("served");
+}
