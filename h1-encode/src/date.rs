@@ -140,7 +140,20 @@ impl DateCache {
     /// second shown has passed; a step of the system clock shows from the
     /// next second on.
     pub fn line(&mut self) -> &DateLine {
-        let now = std::time::Instant::now();
+        self.line_as_of(std::time::Instant::now())
+    }
+
+    /// [`line`](Self::line), with the monotonic clock read by the caller:
+    /// a driver that reads it anyway (for its timers) saves the second
+    /// read. `now` must be a reading of the monotonic clock, no earlier
+    /// than the last one given.
+    ///
+    /// ```
+    /// let mut cache = h1_encode::DateCache::new();
+    /// let line = cache.line_as_of(std::time::Instant::now());
+    /// assert!(line.as_bytes().starts_with(b"Date: "));
+    /// ```
+    pub fn line_as_of(&mut self, now: std::time::Instant) -> &DateLine {
         if self.fresh_until.is_some_and(|until| now < until) {
             return &self.line;
         }

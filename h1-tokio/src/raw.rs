@@ -198,6 +198,7 @@ struct Driver<I, H> {
 
 impl<I: AsyncRead + AsyncWrite + Unpin, H: Handler> Driver<I, H> {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        self.t.new_poll();
         for _ in 0..ROUNDS {
             let (mut progress, starved) = self.receive();
             match self.t.write(cx) {

@@ -329,6 +329,7 @@ where
 
     /// Ready once the connection has nothing more to do but close.
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        self.t.new_poll();
         for _ in 0..ROUNDS {
             let mut progress = false;
             self.starved = false;
@@ -414,17 +415,54 @@ where
                     Poll::Pending => break,
                     Poll::Ready(frame) => {
                         progress = true;
+                        let data = matches!(&frame, Some(Ok(f)) if f.is_data());
                         if let Err(e) = self.send_frame(frame) {
                             self.break_off(e);
                             break;
+                        }
+                        if data {
+                            self.end_if_ended();
                         }
                     }
                 }
                 continue;
             }
-            // Every response future is polled, not just the oldest: later
-            // ones may finish early and wait their turn.
-            for owed in &mut self.owed {
+            // The oldest call, when its answer could go out now: started
+            // as it is ready, without a stop in the queue.
+            let mut polled = 0;
+            if self.t.conn.send_state() == SendState::Idle {
+                if let Some(Owed::Calling { future, .. }) = self.owed.front_mut() {
+                    if let Some(call) = future.as_mut().as_pin_mut() {
+                        polled = 1;
+                        if let Poll::Ready(result) = call.poll(cx) {
+                            future.set(None);
+                            let Some(Owed::Calling {
+                                future,
+                                switch,
+                                head,
+                            }) = self.owed.pop_front()
+                            else {
+                                unreachable!("matched as Calling above");
+                            };
+                            if self.calls.len() < self.max_unanswered {
+                                self.calls.push(future);
+                            }
+                            progress = true;
+                            if self.receiving && self.owed.is_empty() {
+                                self.receiving_answered = true;
+                            }
+                            match result {
+                                Ok(response) => self.start(response, switch, head),
+                                Err(_) => self.answer(500),
+                            }
+                            continue;
+                        }
+                    }
+                }
+            }
+            // Every other response future is polled too: later ones may
+            // finish early and wait their turn.
+            for owed in self.owed.iter_mut().skip(polled) {
                 let Owed::Calling { future, .. } = owed else {
                     continue;
                 };
@@ -573,6 +611,25 @@ where
         match r.finish() {
             Ok(_) => self.handover = Some(handover),
             Err(_) => self.answer(500),
+        }
+    }
+
+    /// Ends the body being sent when it says it has ended: polling it
+    /// again only to hear so is a trip through all its layers (axum's
+    /// boxed body, a mapped error, `Full`) for nothing.
+    fn end_if_ended(&mut self) {
+        let ended = self
+            .streaming
+            .as_ref()
+            .and_then(|s| s.as_ref().as_pin_ref())
+            .is_some_and(|body| body.is_end_stream());
+        if ended {
+            self.end_body();
+            // Too short for its Content-Length: a message cut short ends
+            // the connection.
+            if let Err(e) = self.t.conn.send_end() {
+                self.break_off(Error::response_body(e));
+            }
         }
     }
 

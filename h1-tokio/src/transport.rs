@@ -9,7 +9,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
-use h1_conn::{Closing, ServerConn};
+use h1_conn::{Closing, DateCache, ServerConn};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
@@ -76,6 +76,13 @@ pub(crate) struct Transport<I> {
     in_place: Option<InPlaceFrame>,
     /// How far the close has gone, once the connection closes.
     close: CloseStep,
+    /// The clock as read in this poll, if it was: read at most once a
+    /// poll, for the `Date` and for a timer that starts waiting.
+    now: Option<Instant>,
+    /// The responses' `Date`, when they carry one (`Config::send_date`):
+    /// kept here from the clock as read once a poll that received bytes,
+    /// where the machine's own cache would read it for each response.
+    dates: Option<DateCache>,
 }
 
 /// The steps of [`Transport::poll_close`].
@@ -115,6 +122,42 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
             polled_with: None,
             in_place: None,
             close: CloseStep::Start,
+            now: None,
+            dates: None,
+        }
+        .with_dates(config)
+    }
+
+    /// Takes the `Date` over from the machine, when responses carry one.
+    fn with_dates(mut self, config: &Config) -> Self {
+        if config.conn.send_date {
+            let mut dates = DateCache::new();
+            self.conn.set_date(*dates.line());
+            self.dates = Some(dates);
+        }
+        self
+    }
+
+    /// A poll of the connection begins: the clock is to be read again.
+    pub(crate) fn new_poll(&mut self) {
+        self.now = None;
+    }
+
+    /// The clock, read once a poll.
+    fn clock(&mut self) -> Instant {
+        *self.now.get_or_insert_with(Instant::now)
+    }
+
+    /// Brings the machine's `Date` to the current second (bytes arrived
+    /// that may be answered, or a timeout is to be answered).
+    fn refresh_date(&mut self) {
+        let now = self.clock();
+        if let Some(dates) = &mut self.dates {
+            let before = dates.formatted();
+            let line = *dates.line_as_of(now.into_std());
+            if dates.formatted() != before {
+                self.conn.set_date(line);
+            }
         }
     }
 
@@ -157,7 +200,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         let since = match self.waiting {
             Some((w, since)) if w == wait => since,
             _ => {
-                let now = Instant::now();
+                let now = self.clock();
                 self.waiting = Some((wait, now));
                 now
             }
@@ -212,6 +255,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         // A client that does not read is not answered: the caller ends the
         // connection. One that does not send is, as the machine decides.
         if wait != Wait::Write {
+            self.refresh_date();
             self.conn.time_out();
         }
         Some(wait)
@@ -359,6 +403,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                     self.conn.eof();
                 } else {
                     self.conn.filled(n);
+                    self.refresh_date();
                 }
                 Ok(true)
             }
