@@ -8,12 +8,14 @@ use std::future::{poll_fn, Future, IntoFuture};
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Waker};
 use std::time::Duration;
 
 use http::{Request, Response};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tower_service::Service;
 
@@ -237,7 +239,7 @@ where
         max_connections,
         grace,
     } = serve;
-    let (stop, stopped) = watch::channel(());
+    let stop = Arc::new(Stop::default());
     let permits = Arc::new(Semaphore::new(max_connections));
     let mut tasks = JoinSet::new();
     tokio::pin!(signal);
@@ -280,24 +282,25 @@ where
                 Err(never) => match never {},
             }
         };
-        let mut stopped = stopped.clone();
+        let stop = Arc::clone(&stop);
         let config = config.clone();
         tasks.spawn(async move {
             let mut conn = serve_connection(stream, service, config);
-            tokio::select! {
-                _ = &mut conn => {}
-                // A send or the sender's end: either is the signal.
-                _ = stopped.changed() => {
+            let mut watch = Watch::default();
+            let _ = poll_fn(|cx| {
+                if watch.stopped(&stop, cx) {
                     Pin::new(&mut conn).graceful_shutdown();
-                    let _ = conn.await;
                 }
-            }
+                Pin::new(&mut conn).poll(cx)
+            })
+            .await;
+            watch.leave(&stop);
             drop(permit);
         });
         while tasks.try_join_next().is_some() {}
     }
     drop(listener);
-    let _ = stop.send(());
+    stop.stop();
     let finished = async { while tasks.join_next().await.is_some() {} };
     if tokio::time::timeout(grace, finished).await.is_err() {
         tasks.abort_all();
@@ -315,4 +318,141 @@ fn transient(e: &io::Error) -> bool {
             | io::ErrorKind::Interrupted
             | io::ErrorKind::WouldBlock
     )
+}
+
+/// The shutdown signal of a [`serve`]'s connections: set once, when
+/// every connection that is waiting on it is woken. A connection looks at
+/// a flag on each poll and leaves its waker once; a channel's `changed()`
+/// future, polled with every poll of every connection, cost ~250
+/// instructions a request on a keep-alive connection.
+#[derive(Default)]
+struct Stop {
+    set: AtomicBool,
+    /// The connections' wakers; `None` where a connection has left.
+    wakers: Mutex<Vec<Option<Waker>>>,
+}
+
+impl Stop {
+    fn stop(&self) {
+        self.set.store(true, Ordering::Release);
+        let wakers = std::mem::take(&mut *self.lock());
+        for waker in wakers.into_iter().flatten() {
+            waker.wake();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Option<Waker>>> {
+        // Each critical section is a push, a take or a store: a panic in
+        // one cannot leave the list torn.
+        self.wakers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A connection's place in [`Stop`].
+#[derive(Default)]
+struct Watch {
+    /// Where its waker is, and the waker left there.
+    left: Option<(usize, Waker)>,
+    /// The signal was seen (and acted on).
+    seen: bool,
+}
+
+impl Watch {
+    /// Whether the signal came since the last call; the connection's
+    /// waker is left with the signal (again when it changed).
+    fn stopped(&mut self, stop: &Stop, cx: &mut Context<'_>) -> bool {
+        if self.seen {
+            return false;
+        }
+        if !self
+            .left
+            .as_ref()
+            .is_some_and(|(_, w)| w.will_wake(cx.waker()))
+        {
+            let mut wakers = stop.lock();
+            let waker = cx.waker().clone();
+            let at = match &self.left {
+                Some((at, _)) => *at,
+                None => {
+                    wakers.push(None);
+                    wakers.len() - 1
+                }
+            };
+            // Past the end when stopped since it was left (the list was
+            // taken): the flag below says so.
+            if let Some(slot) = wakers.get_mut(at) {
+                *slot = Some(waker.clone());
+            }
+            self.left = Some((at, waker));
+        }
+        // Looked at after the waker is left: a signal set in between has
+        // woken it, or is seen here.
+        self.seen = stop.set.load(Ordering::Acquire);
+        self.seen
+    }
+
+    /// The connection has ended: its waker is taken back.
+    fn leave(&mut self, stop: &Stop) {
+        if let Some((at, _)) = self.left.take() {
+            let mut wakers = stop.lock();
+            if let Some(slot) = wakers.get_mut(at) {
+                *slot = None;
+            }
+            // The list shrinks when its last connections have left.
+            while wakers.last().is_some_and(Option::is_none) {
+                wakers.pop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::task::Wake;
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Count(AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn the_signal_wakes_the_connections_still_there_once() {
+        let stop = Stop::default();
+        let counts: Vec<Arc<Count>> = (0..4).map(|_| Arc::default()).collect();
+        let wakers: Vec<Waker> = counts.iter().map(|c| Waker::from(Arc::clone(c))).collect();
+        let mut watches: Vec<Watch> = (0..4).map(|_| Watch::default()).collect();
+        for (watch, waker) in watches.iter_mut().zip(&wakers) {
+            // Polled twice: left once.
+            for _ in 0..2 {
+                assert!(!watch.stopped(&stop, &mut Context::from_waker(waker)));
+            }
+        }
+        assert_eq!(stop.lock().len(), 4);
+        // The last leaves (the list shrinks), one in the middle too (a hole).
+        watches[3].leave(&stop);
+        watches[1].leave(&stop);
+        assert_eq!(stop.lock().len(), 3);
+        // A new connection takes the place at the end.
+        let mut late = Watch::default();
+        assert!(!late.stopped(&stop, &mut Context::from_waker(&wakers[3])));
+        assert_eq!(stop.lock().len(), 4);
+        stop.stop();
+        let woken: Vec<usize> = counts.iter().map(|c| c.0.load(Ordering::SeqCst)).collect();
+        assert_eq!(woken, [1, 0, 1, 1], "those there, once each");
+        for i in [0, 2] {
+            let cx = &mut Context::from_waker(&wakers[i]);
+            assert!(watches[i].stopped(&stop, cx), "connection {i} sees it");
+            assert!(!watches[i].stopped(&stop, cx), "once");
+            watches[i].leave(&stop);
+        }
+        late.leave(&stop);
+        assert!(stop.lock().is_empty());
+    }
 }
