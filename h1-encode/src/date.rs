@@ -153,10 +153,17 @@ impl DateCache {
     /// let line = cache.line_as_of(std::time::Instant::now());
     /// assert!(line.as_bytes().starts_with(b"Date: "));
     /// ```
+    #[inline]
     pub fn line_as_of(&mut self, now: std::time::Instant) -> &DateLine {
         if self.fresh_until.is_some_and(|until| now < until) {
             return &self.line;
         }
+        self.line_after(now)
+    }
+
+    /// [`line_as_of`](Self::line_as_of) once the second shown has passed.
+    #[cold]
+    fn line_after(&mut self, now: std::time::Instant) -> &DateLine {
         let since = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
@@ -195,6 +202,7 @@ impl DateCache {
 
     /// How many times this cache formatted a date (not counting the one
     /// made by [`new`](Self::new)).
+    #[inline]
     pub fn formatted(&self) -> u64 {
         self.formatted
     }

@@ -527,6 +527,8 @@ where
     /// Writes the head of `response`, and its body when it has it whole;
     /// a switch when the request may switch and the status says so.
     fn start(&mut self, response: Response<B>, switch: Option<Switch>, head: bool) {
+        // An answer that took its time is dated when it starts.
+        self.t.refresh_date();
         let (mut parts, body) = response.into_parts();
         let status = parts.status.as_u16();
         let connect = switch.as_ref().is_some_and(|s| s.connect);

@@ -148,9 +148,10 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
         *self.now.get_or_insert_with(Instant::now)
     }
 
-    /// Brings the machine's `Date` to the current second (bytes arrived
-    /// that may be answered, or a timeout is to be answered).
-    fn refresh_date(&mut self) {
+    /// Brings the machine's `Date` to the current second: before an
+    /// answer is started, and when bytes arrive (the machine may answer
+    /// them itself) or a timeout is to be answered.
+    pub(crate) fn refresh_date(&mut self) {
         let now = self.clock();
         if let Some(dates) = &mut self.dates {
             let before = dates.formatted();
@@ -164,6 +165,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
     /// The connection's own answer to the oldest request: `status`, no
     /// body, and the connection closes after it.
     pub(crate) fn answer(&mut self, status: u16) {
+        self.refresh_date();
         self.conn.close();
         let empty: [(&[u8], &[u8]); 0] = [];
         // It fails only when the connection has already failed, which
