@@ -46,6 +46,24 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether every field value span of a head this configuration accepts
+    /// holds field-value bytes only (`h1_headers::chars::is_field_value_byte`:
+    /// HTAB, SP, VCHAR, obs-text; no CR, LF, NUL or DEL). Only
+    /// [`allow_obs_fold`](Self::allow_obs_fold) breaks it: a folded value
+    /// keeps its CR LF. Code that takes values as checked relies on it
+    /// (h1-tokio hands them to the `http` types without a second walk), so
+    /// a leniency added here must say whether it breaks it.
+    ///
+    /// ```
+    /// let mut config = h1_parse::Config::default();
+    /// assert!(config.values_are_field_value_bytes());
+    /// config.allow_obs_fold = true;
+    /// assert!(!config.values_are_field_value_bytes());
+    /// ```
+    pub const fn values_are_field_value_bytes(&self) -> bool {
+        !self.allow_obs_fold
+    }
+
     /// The strict defaults.
     pub const DEFAULT: Config = Config {
         max_head_len: 64 * 1024,

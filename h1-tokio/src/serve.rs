@@ -213,6 +213,19 @@ type Slot<T> = Pin<Box<Option<T>>>;
 
 /// A request handed to the service, waiting for its response to start.
 enum Owed<F, B> {
+    /// It waits for every answer before it to be sent before the service
+    /// is called (RFC 9112 §9.3.2: only requests with safe methods are
+    /// processed in parallel; a request that is not safe, and any request
+    /// behind it, is processed once it is the oldest, so none runs whose
+    /// answer an earlier one that closes the connection would drop).
+    Waiting {
+        /// Holds the request until it is called (a box kept by the
+        /// connection, as a call's).
+        request: Box<Option<Request<Body>>>,
+        switch: Option<Switch>,
+        head: bool,
+        safe: bool,
+    },
     /// The service is working on it.
     Calling {
         /// Holds the call's future until it is ready.
@@ -221,6 +234,8 @@ enum Owed<F, B> {
         switch: Option<Switch>,
         /// The request is a HEAD.
         head: bool,
+        /// Its method is safe (RFC 9110 §9.2.1).
+        safe: bool,
     },
     /// The service has answered; it goes out at its turn.
     Ready {
@@ -230,6 +245,19 @@ enum Owed<F, B> {
     },
     /// The connection answers it itself with this status and closes.
     Own(u16),
+}
+
+impl<F, B> Owed<F, B> {
+    /// Requests received after it wait for it (see `Waiting`): it is not
+    /// processed yet, or is being processed and not safe, or its answer
+    /// closes the connection.
+    fn holds_back(&self) -> bool {
+        match self {
+            Owed::Waiting { .. } | Owed::Own(_) => true,
+            Owed::Calling { safe, .. } => !safe,
+            Owed::Ready { .. } => false,
+        }
+    }
 }
 
 /// A request that may switch protocols.
@@ -252,6 +280,10 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     /// Slots of calls that have finished, for calls to come (as many as
     /// may be under way at once).
     calls: Vec<Slot<S::Future>>,
+    /// Boxes of requests that have waited, for requests to come (each
+    /// box moves into the queue and back, hence the boxes in a `Vec`).
+    #[allow(clippy::vec_box)]
+    waits: Vec<Box<Option<Request<Body>>>>,
     /// The body of the request being received, while its reader wants it.
     body: Option<Sender>,
     /// Where the bodies' channels come from.
@@ -275,6 +307,8 @@ struct Driver<I, S: Service<Request<Body>>, B> {
     http: Converter,
     /// A client's end of sending is not its leaving (`Config::half_close`).
     half_close: bool,
+    /// The client has left: no waiting request is processed.
+    leaving: bool,
     /// Field maps of responses sent, for the fields of requests to come
     /// (as many as may be waiting at once: pipelined requests are read
     /// ahead of their responses).
@@ -308,6 +342,7 @@ where
             owed: VecDeque::new(),
             streaming: None,
             calls: Vec::new(),
+            waits: Vec::new(),
             body: None,
             channels: Channels::default(),
             trailers: None,
@@ -319,6 +354,7 @@ where
             starved: false,
             http: Converter::new(&config.conn),
             half_close: config.half_close,
+            leaving: false,
             spare: Vec::new(),
             handover: None,
             switched: None,
@@ -412,7 +448,11 @@ where
                     break;
                 }
                 match body.poll_frame(cx) {
-                    Poll::Pending => break,
+                    Poll::Pending => {
+                        // The calls behind it go on meanwhile.
+                        self.poll_calls(cx, 0);
+                        break;
+                    }
                     Poll::Ready(frame) => {
                         progress = true;
                         let data = matches!(&frame, Some(Ok(f)) if f.is_data());
@@ -427,10 +467,24 @@ where
                 }
                 continue;
             }
+            // The last message has been sent (a response that closes, or
+            // one delimited by the close): the requests read ahead of it
+            // are never answered, and nothing waits for their calls.
+            if self.t.conn.send_state() == SendState::Closed && !self.owed.is_empty() {
+                self.owed.clear();
+                progress = true;
+            }
+            let idle = self.t.conn.send_state() == SendState::Idle;
+            if idle && matches!(self.owed.front(), Some(Owed::Waiting { .. })) {
+                if !self.call_waiting(cx) {
+                    break;
+                }
+                progress = true;
+            }
             // The oldest call, when its answer could go out now: started
             // as it is ready, without a stop in the queue.
             let mut polled = 0;
-            if self.t.conn.send_state() == SendState::Idle {
+            if idle {
                 if let Some(Owed::Calling { future, .. }) = self.owed.front_mut() {
                     if let Some(call) = future.as_mut().as_pin_mut() {
                         polled = 1;
@@ -440,6 +494,7 @@ where
                                 future,
                                 switch,
                                 head,
+                                ..
                             }) = self.owed.pop_front()
                             else {
                                 unreachable!("matched as Calling above");
@@ -460,48 +515,8 @@ where
                     }
                 }
             }
-            // Every other response future is polled too: later ones may
-            // finish early and wait their turn.
-            for owed in self.owed.iter_mut().skip(polled) {
-                let Owed::Calling { future, .. } = owed else {
-                    continue;
-                };
-                let Some(call) = future.as_mut().as_pin_mut() else {
-                    continue;
-                };
-                let Poll::Ready(result) = call.poll(cx) else {
-                    continue;
-                };
-                future.set(None);
-                let Owed::Calling {
-                    future,
-                    switch,
-                    head,
-                } = std::mem::replace(owed, Owed::Own(500))
-                else {
-                    unreachable!("matched as Calling above");
-                };
-                if self.calls.len() < self.max_unanswered {
-                    self.calls.push(future);
-                }
-                if let Ok(response) = result {
-                    *owed = Owed::Ready {
-                        response,
-                        switch,
-                        head,
-                    };
-                }
-            }
-            // The last message has been sent (a response that closes, or
-            // one delimited by the close): the requests read ahead of it
-            // are never answered, and nothing waits for their calls.
-            if self.t.conn.send_state() == SendState::Closed && !self.owed.is_empty() {
-                self.owed.clear();
-                progress = true;
-            }
-            if matches!(self.owed.front(), None | Some(Owed::Calling { .. }))
-                || self.t.conn.send_state() != SendState::Idle
-            {
+            self.poll_calls(cx, polled);
+            if !idle || !matches!(self.owed.front(), Some(Owed::Ready { .. } | Owed::Own(_))) {
                 break;
             }
             let Some(owed) = self.owed.pop_front() else {
@@ -518,10 +533,99 @@ where
                     head,
                 } => self.start(response, switch, head),
                 Owed::Own(status) => self.answer(status),
-                Owed::Calling { .. } => unreachable!("only a started response is popped"),
+                Owed::Calling { .. } | Owed::Waiting { .. } => {
+                    unreachable!("only a started response is popped")
+                }
             }
         }
         progress
+    }
+
+    /// Polls the calls under way but the first `skip`: later ones may
+    /// finish early and wait their turn.
+    fn poll_calls(&mut self, cx: &mut Context<'_>, skip: usize) {
+        for owed in self.owed.iter_mut().skip(skip) {
+            let Owed::Calling { future, .. } = owed else {
+                continue;
+            };
+            let Some(call) = future.as_mut().as_pin_mut() else {
+                continue;
+            };
+            let Poll::Ready(result) = call.poll(cx) else {
+                continue;
+            };
+            future.set(None);
+            let Owed::Calling {
+                future,
+                switch,
+                head,
+                ..
+            } = std::mem::replace(owed, Owed::Own(500))
+            else {
+                unreachable!("matched as Calling above");
+            };
+            if self.calls.len() < self.max_unanswered {
+                self.calls.push(future);
+            }
+            if let Ok(response) = result {
+                *owed = Owed::Ready {
+                    response,
+                    switch,
+                    head,
+                };
+            }
+        }
+    }
+
+    /// Calls the service for the oldest request, which waited for the
+    /// answers before it: whether it was (false: the service is not ready
+    /// yet, and the task is woken when it is).
+    fn call_waiting(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.leaving {
+            return false;
+        }
+        if !self.service_ready {
+            match self.service.poll_ready(cx) {
+                Poll::Ready(Ok(())) => {}
+                // It cannot be called: it is answered 503, and the
+                // connection ends with the error once the requests
+                // received are answered.
+                Poll::Ready(Err(e)) => {
+                    self.service_error = Some(Error::service(e));
+                    self.t.conn.close();
+                    if let Some(front) = self.owed.front_mut() {
+                        *front = Owed::Own(503);
+                    }
+                    return true;
+                }
+                Poll::Pending => return false,
+            }
+        }
+        let Some(Owed::Waiting {
+            request: mut held,
+            switch,
+            head,
+            safe,
+        }) = self.owed.pop_front()
+        else {
+            return false;
+        };
+        let Some(request) = held.take() else {
+            return false;
+        };
+        if self.waits.len() < self.max_unanswered {
+            self.waits.push(held);
+        }
+        self.service_ready = false;
+        let mut future = self.calls.pop().unwrap_or_else(|| Box::pin(None));
+        future.set(Some(self.service.call(request)));
+        self.owed.push_front(Owed::Calling {
+            future,
+            switch,
+            head,
+            safe,
+        });
+        true
     }
 
     /// Writes the head of `response`, and its body when it has it whole;
@@ -784,7 +888,6 @@ where
                     progress = true;
                     self.t.served = true;
                     self.t.heard();
-                    self.service_ready = false;
                     self.receiving = true;
                     self.receiving_answered = false;
                     let (sender, body) = match req.framing {
@@ -813,12 +916,31 @@ where
                                 request.extensions_mut().insert(pending);
                                 Switch { connect, handover }
                             });
+                            let safe = request.method().is_safe();
+                            if !self.owed.is_empty()
+                                && (!safe || self.owed.iter().any(Owed::holds_back))
+                            {
+                                // It waits for the answers before it (see
+                                // `Owed::Waiting`); the service's readiness
+                                // is kept for its call.
+                                let mut held = self.waits.pop().unwrap_or_default();
+                                *held = Some(request);
+                                self.owed.push_back(Owed::Waiting {
+                                    request: held,
+                                    switch,
+                                    head,
+                                    safe,
+                                });
+                                continue;
+                            }
+                            self.service_ready = false;
                             let mut future = self.calls.pop().unwrap_or_else(|| Box::pin(None));
                             future.set(Some(self.service.call(request)));
                             self.owed.push_back(Owed::Calling {
                                 future,
                                 switch,
                                 head,
+                                safe,
                             });
                             // A call that can answer at once does so before
                             // the next request is read: its allocations are
@@ -829,7 +951,10 @@ where
                                 self.respond(cx);
                             }
                         }
-                        Err(_) => self.owed.push_back(Owed::Own(400)),
+                        Err(_) => {
+                            self.service_ready = false;
+                            self.owed.push_back(Owed::Own(400));
+                        }
                     }
                 }
                 ServerEvent::Data(span) => {
@@ -874,9 +999,15 @@ where
                 // waiting on a long poll or an event stream is told by
                 // being dropped, and the connection ends.
                 ServerEvent::Paused(Pause::ResponsesOwed)
-                    if self.t.conn.is_eof() && !self.half_close =>
+                    if self.t.conn.is_eof() && !self.half_close && self.owed.len() <= 1 =>
                 {
+                    // Taken once the last request is the one owed (a client
+                    // that pipelined a batch and then ended its side gets
+                    // the answers before it, as from hyper); an answer
+                    // ready now still goes out.
                     progress = true;
+                    self.leaving = true;
+                    self.respond(cx);
                     self.owed.clear();
                     self.end_body();
                     self.t.closed = true;

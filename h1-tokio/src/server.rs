@@ -240,6 +240,7 @@ where
         grace,
     } = serve;
     let stop = Arc::new(Stop::default());
+    let mut failed = None;
     let permits = Arc::new(Semaphore::new(max_connections));
     let mut tasks = JoinSet::new();
     tokio::pin!(signal);
@@ -257,12 +258,21 @@ where
                 // The connection went away before it was accepted: keep
                 // accepting.
                 Err(e) if transient(&e) => continue,
-                // Descriptors ran out: connections ending free some.
-                Err(e) if matches!(e.raw_os_error(), Some(23 | 24)) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                // The listener itself is broken: the connections being
+                // served are finished as in a shutdown, then the error is
+                // returned.
+                Err(e) if broken(&e) => {
+                    failed = Some(e);
+                    break;
+                }
+                // Anything else (descriptors or buffers ran out, a network
+                // error of one connection): accepting again soon may
+                // succeed, and connections ending free resources.
+                Err(e) => {
+                    let pause = if matches!(e.raw_os_error(), Some(23 | 24)) { 50 } else { 1_000 };
+                    tokio::time::sleep(Duration::from_millis(pause)).await;
                     continue;
                 }
-                Err(e) => return Err(e),
             },
             () = &mut signal => break,
         };
@@ -306,7 +316,14 @@ where
         tasks.abort_all();
         while tasks.join_next().await.is_some() {}
     }
-    Ok(())
+    failed.map_or(Ok(()), Err)
+}
+
+/// Accept errors that say the listener cannot accept again: it is not a
+/// socket, or not a listening one any more.
+fn broken(e: &io::Error) -> bool {
+    // EBADF, EINVAL, ENOTSOCK (Linux's numbers, as tokio reports them).
+    e.kind() == io::ErrorKind::InvalidInput || matches!(e.raw_os_error(), Some(9 | 22 | 88))
 }
 
 /// Accept errors that concern one connection, not the listener.

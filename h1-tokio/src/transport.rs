@@ -427,11 +427,23 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                         Closing::Linger { bytes, time } => Some((bytes, time)),
                         _ => None,
                     };
+                    // Shutting the write side down can wait on the client
+                    // (TLS writes its close_notify): bounded as a write is.
+                    if let Some(limit) = self.write_timeout {
+                        let now = Instant::now();
+                        self.arm(now.checked_add(limit).unwrap_or(now));
+                    }
                     self.close = CloseStep::Shutdown { linger };
                 }
                 CloseStep::Shutdown { linger } => {
                     let shut = match Pin::new(&mut self.io).poll_shutdown(cx) {
                         Poll::Ready(r) => r,
+                        Poll::Pending if self.write_timeout.is_some() && self.expired(cx) => {
+                            // The client takes nothing: the socket is
+                            // dropped as it is.
+                            self.close = CloseStep::Done;
+                            continue;
+                        }
                         Poll::Pending => return Poll::Pending,
                     };
                     let Some((bytes, time)) = linger else {
@@ -462,11 +474,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                         // The client's end, or its failure: nothing to wait for.
                         Poll::Ready(_) => self.close = CloseStep::Done,
                         Poll::Pending => {
-                            let expired = self
-                                .timer
-                                .as_mut()
-                                .is_none_or(|t| t.as_mut().poll(cx).is_ready());
-                            if !expired {
+                            if !self.expired(cx) {
                                 return Poll::Pending;
                             }
                             self.close = CloseStep::Done;
@@ -476,6 +484,14 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Transport<I> {
                 CloseStep::Done => return Poll::Ready(Ok(())),
             }
         }
+    }
+
+    /// Whether the timer [`arm`](Self::arm) set has run out (else the task
+    /// is woken when it does).
+    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
+        self.timer
+            .as_mut()
+            .is_none_or(|t| t.as_mut().poll(cx).is_ready())
     }
 
     /// The timer set to `deadline`, not yet polled.

@@ -20,9 +20,13 @@ use http::header::HeaderValue;
 pub(crate) struct CheckedValues(());
 
 impl CheckedValues {
-    /// The proof, when the connection's parser gives it.
+    /// The proof, when the connection's parser gives it (h1-parse says
+    /// which of its configurations do: all but obs-fold's).
     pub(crate) fn of(config: &h1_conn::Config) -> Option<CheckedValues> {
-        (!config.parse.allow_obs_fold).then_some(CheckedValues(()))
+        config
+            .parse
+            .values_are_field_value_bytes()
+            .then_some(CheckedValues(()))
     }
 }
 
@@ -38,9 +42,9 @@ pub(crate) fn header_value(value: Bytes, proof: CheckedValues) -> HeaderValue {
     );
     // SAFETY: `from_maybe_shared_unchecked` asks that every byte be one a
     // `HeaderValue` may hold (HTAB, or 0x20..=0xFF but 0x7F). `proof`
-    // exists only for a parser without the obs-fold leniency, which
-    // reports a request only when every byte of each field value's span
-    // passed `is_field_value_byte`, that very predicate (h1-parse's value
+    // exists only for a parser configuration that h1-parse says keeps
+    // every field value span to bytes that passed `is_field_value_byte`
+    // (`Config::values_are_field_value_bytes`), that very predicate (h1-parse's value
     // scanners; request.rs's tests send every byte value through the
     // connection and check the result against `HeaderValue::from_bytes`).
     unsafe { HeaderValue::from_maybe_shared_unchecked(value) }

@@ -307,9 +307,16 @@ where
         if !has_token(&parts.headers, header::UPGRADE, "websocket") {
             return Err(InvalidUpgradeHeader::default().into());
         }
-        let Some(key) = parts.headers.get(header::SEC_WEBSOCKET_KEY).cloned() else {
+        // RFC 6455 §4.2.1, §11.3.1: one key, the base64 of 16 bytes; a
+        // handshake without it is refused (400) as one without a key.
+        let mut keys = parts.headers.get_all(header::SEC_WEBSOCKET_KEY).iter();
+        let (Some(key), None) = (keys.next(), keys.next()) else {
             return Err(WebSocketKeyHeaderMissing::default().into());
         };
+        if !is_key(key.as_bytes()) {
+            return Err(WebSocketKeyHeaderMissing::default().into());
+        }
+        let key = key.clone();
         let version = parts.headers.get(header::SEC_WEBSOCKET_VERSION);
         if version.map(|v| v.as_bytes().trim_ascii()) != Some(b"13") {
             return Err(InvalidWebSocketVersionHeader::default().into());
@@ -481,8 +488,34 @@ fn from_ts(msg: ts::Message) -> Option<Message> {
     })
 }
 
+/// Whether `key` is a `Sec-WebSocket-Key` (RFC 6455 §4.1): 16 bytes in
+/// base64, which is 22 characters of the alphabet and `==`, the last of
+/// the 22 carrying two bits of the last byte and four zero bits.
+fn is_key(key: &[u8]) -> bool {
+    let b64 = |b: &u8| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/';
+    key.len() == 24
+        && key[22..] == *b"=="
+        && key[..22].iter().all(b64)
+        && matches!(key[21], b'A' | b'Q' | b'g' | b'w')
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_key_is_the_base64_of_16_bytes() {
+        assert!(super::is_key(b"dGhlIHNhbXBsZSBub25jZQ=="), "RFC 6455's");
+        for bad in [
+            &b"x"[..],
+            b"dGhlIHNhbXBsZSBub25jZQ",
+            b"dGhlIHNhbXBsZSBub25jZR==",
+            b"dGhlIHNhbXBsZSBub25jZ!==",
+            b"dGhlIHNhbXBsZSBub25jZQ=x",
+            b"dGhlIHNhbXBsZSBub25jZQ===",
+        ] {
+            assert!(!super::is_key(bad), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
     use super::*;
 
     #[test]
