@@ -1,9 +1,11 @@
 //! An axum `Router` served by h1-tokio: `GET /plaintext` answers `Hello,
-//! World!`, `POST /echo` the request body. axum's routing, extractors and
-//! responses run unchanged; the HTTP/1.1 underneath is h1's.
+//! World!`, `POST /echo` the request body. The application is written for
+//! axum as it is; the one line that serves it is `h1_tokio::serve` where
+//! it was `axum::serve` (with h1-tokio's `axum` feature), and the HTTP/1.1
+//! underneath is h1's. Ctrl-C shuts it down gracefully.
 //!
 //! ```text
-//! cargo run --release -p h1-tokio --example tokio-axum -- --addr 127.0.0.1:8080
+//! cargo run --release -p h1-tokio --features axum --example tokio-axum -- --addr 127.0.0.1:8080
 //! curl http://127.0.0.1:8080/plaintext
 //! curl --data-binary 'some bytes' http://127.0.0.1:8080/echo
 //! ```
@@ -14,7 +16,6 @@
 use axum::body::Bytes;
 use axum::routing::{get, post};
 use axum::Router;
-use h1_tokio::{serve_connection, Config};
 use tokio::net::TcpListener;
 
 fn app() -> Router {
@@ -47,22 +48,14 @@ async fn main() {
         Ok(bound) => println!("listening on {bound}"),
         Err(e) => eprintln!("tokio-axum: {e}"),
     }
-    let app = app();
-    loop {
-        let (stream, _) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                eprintln!("tokio-axum: accept: {e}");
-                continue;
-            }
-        };
-        let app = app.clone();
-        tokio::spawn(async move {
-            if let Err(e) = serve_connection(stream, app, Config::default()).await {
-                if !e.is_io() {
-                    eprintln!("tokio-axum: connection: {e}");
-                }
-            }
-        });
+    // Was: axum::serve(listener, app()).with_graceful_shutdown(...)
+    let served = h1_tokio::serve(listener, app())
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await;
+    if let Err(e) = served {
+        eprintln!("tokio-axum: {e}");
+        std::process::exit(1);
     }
 }
