@@ -2,8 +2,8 @@
 """End to end: what a request costs a server, h1's beside hyper's.
 
     python3 benches/e2e/e2e.py [--rounds 9] [--window 3] [--modes keepalive,pipelined,tfb]
-                               [--pair hello|axum] [--server NAME=COMMAND ...]
-                               [--markdown FILE]
+                               [--pair hello|axum] [--req h2load|browser]
+                               [--server NAME=COMMAND ...] [--markdown FILE]
 
 Builds and starts each server of a pair, checks that they answer alike
 (status, body, framing), then measures them in interleaved windows: the
@@ -19,8 +19,8 @@ Pairs (--pair):
           h1-tokio's `tokio-hello`; checked alike on GET /plaintext (one and
           two pipelined) and a 404
   axum    `benches/e2e/axum-pair`: one axum Router served by hyper,
-          `axum-hyper` (the baseline), and by h1_tokio::serve_connection,
-          `axum-h1`; checked alike on every route (plaintext, json,
+          `axum-hyper` (the baseline), and by h1_tokio::serve, `axum-h1`;
+          checked alike on every route (plaintext, json,
           user/{id}, a 400, echo, a 404, a 405, two pipelined), Content-Type
           and Allow included
 
@@ -209,13 +209,32 @@ def check_alike(servers, probes, alike_fields):
         print(f"check: {n} x {what} answered alike: {seen[0][0][:2]}")
 
 
-def load(mode, url, window):
-    """Runs the load generator for `window` seconds: requests completed."""
+def browser_fields():
+    """h2load's -H options for the 12 fields of testdata/inputs/2_chrome12.http
+    (its Host as `:authority`, which h2load sends as its one Host field; its
+    User-Agent in place of h2load's), as callgrind.sh's REQ=browser."""
+    opts = []
+    with open(os.path.join(ROOT, "testdata", "inputs", "2_chrome12.http"), "rb") as f:
+        lines = f.read().decode("latin-1").split("\r\n")[1:]
+    for line in lines:
+        if not line:
+            break
+        name, _, value = line.partition(":")
+        if name.lower() == "host":
+            opts += ["-H", ":authority:" + value]
+        else:
+            opts += ["-H", line]
+    return opts
+
+
+def load(mode, url, window, fields=()):
+    """Runs the load generator for `window` seconds: requests completed.
+    `fields`: h2load -H options (the request's shape)."""
     pin = ["taskset", "-c", LOAD_CORE]
     if mode in ("keepalive", "pipelined"):
         depth = "1" if mode == "keepalive" else str(PIPELINE)
         cmd = pin + ["h2load", "--h1", "-m", depth, "-c", str(CONNECTIONS),
-                     "-D", str(window), url]
+                     "-D", str(window), *fields, url]
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=window + 60).stdout
         m = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed", out)
         if not m:
@@ -224,6 +243,8 @@ def load(mode, url, window):
             fail(f"h2load saw {m.group(2)} failed requests:\n{out}")
         return int(m.group(1))
     if mode == "tfb":
+        if fields:
+            fail("the tfb mode sends wrk's own request; --req browser is for h2load's modes")
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
             f.write(
                 "init = function(args)\n"
@@ -248,11 +269,11 @@ def load(mode, url, window):
     fail(f"unknown mode {mode}")
 
 
-def measure(server, mode, window):
+def measure(server, mode, window, fields=()):
     """One window: (user us/request, system us/request, requests/s)."""
     u0, s0 = server.cpu()
     t0 = time.monotonic()
-    n = load(mode, server.url, window)
+    n = load(mode, server.url, window, fields)
     t1 = time.monotonic()
     u1, s1 = server.cpu()
     if n == 0:
@@ -272,6 +293,10 @@ def main():
                     help="hello: hyper (the baseline), h1, h1-tokio; axum: axum-hyper "
                          "(the baseline), axum-h1 (one axum Router on hyper and on "
                          "h1-tokio); also picks the answers checked alike")
+    ap.add_argument("--req", choices=["h2load", "browser"], default="h2load",
+                    help="the request's shape in h2load's modes: h2load's own head "
+                         "(GET /plaintext, Host, user-agent) or the 12 fields of "
+                         "testdata/inputs/2_chrome12.http (a Chrome page load)")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--markdown", help="also write the report to this file")
     args = ap.parse_args()
@@ -292,6 +317,7 @@ def main():
             if build:
                 subprocess.run(build, cwd=ROOT, check=True)
     modes = args.modes.split(",")
+    fields = browser_fields() if args.req == "browser" else []
     servers = []
     try:
         for name, _, cmd in specs:
@@ -300,13 +326,13 @@ def main():
         # One window each to warm up (connections, caches), not counted.
         for mode in modes:
             for s in servers:
-                measure(s, mode, 1)
+                measure(s, mode, 1, fields)
         results = {(m, s.name): [] for m in modes for s in servers}
         for r in range(args.rounds):
             order = servers if r % 2 == 0 else list(reversed(servers))
             for mode in modes:
                 for s in order:
-                    results[(mode, s.name)].append(measure(s, mode, args.window))
+                    results[(mode, s.name)].append(measure(s, mode, args.window, fields))
             print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
     finally:
         for s in servers:
@@ -322,7 +348,7 @@ def render(args, modes, names, results):
     base = names[0]
     lines = [
         f"e2e: {args.rounds} rounds of {args.window} s windows, {CONNECTIONS} connections, "
-        f"server on core {SERVER_CORE}, load on core {LOAD_CORE}",
+        f"server on core {SERVER_CORE}, load on core {LOAD_CORE}, request {args.req}",
         "",
         "| mode | server | user µs/req | system µs/req | CPU µs/req | req/s | CPU / " + base + " |",
         "|---|---|---:|---:|---:|---:|---:|",
