@@ -322,7 +322,7 @@ python3 "$here/peers.py" \
     --run "h1 echo (TCP)" "$work/echo.json" \
     "h1-conn's \`echo\` example over a socket (\`--target ADDR --jobs 4\`; the echo contract is detected)." \
     --run "h1-tokio" "$work/tokio.json" \
-    "h1-tokio's \`tokio-axum-echo\` example over a socket: an axum $(lock_version axum "$root/Cargo.lock") \`Router\` whose fallback handler speaks the echo contract, each connection served by \`h1_tokio::serve_connection\` (tokio $(lock_version tokio "$root/Cargo.lock"), current-thread runtime, a task per connection) with \`Config::default()\` but the contract's 1 MiB body limit; \`--jobs 4\`. axum sees the target as an \`http::Uri\`: it echoes the parsed URI, as hyper does." \
+    "h1-tokio's \`tokio-axum-echo\` example over a socket: an axum $(lock_version axum "$root/Cargo.lock") \`Router\` whose fallback handler speaks the echo contract, each connection served by \`h1_tokio::serve_connection\` (tokio $(lock_version tokio "$root/Cargo.lock"), current-thread runtime, a task per connection) with \`Config::default()\` but the contract's 1 MiB body limit; \`--jobs 4\`. It echoes the target as sent: the \`Uri\` of an origin-form target, h1-tokio's \`RequestTarget\` for the others (\`http::Uri\` rewrites those)." \
     --run "hyper" "$work/hyper.json" \
     "hyper $(lock_version hyper) on tokio $(lock_version tokio) (current-thread runtime, a task per connection), \`conformance/peers/hyper-echo\` built with \`cargo build --release --locked\`; echo contract, \`--jobs 4\`. hyper keeps no target as received: it echoes its parsed URI." \
     --run "Go" "$work/go.json" \
