@@ -178,18 +178,7 @@ where
     N: AsRef<[u8]>,
     V: AsRef<[u8]>,
 {
-    let start = out.len();
-    let mut now = *seen;
-    for (name, value) in fields {
-        let (name, value) = (name.as_ref(), value.as_ref());
-        if let Err(e) = check(name, value, role).and_then(|kind| now.add(kind)) {
-            out.truncate(start);
-            return Err(e);
-        }
-        put_field(out, name, value);
-    }
-    *seen = now;
-    Ok(())
+    put_checked(out, fields, role, seen, check)
 }
 
 /// [`put_fields`] for fields the `http` crate's types hold: their bytes
@@ -208,19 +197,40 @@ where
     S: Sink + ?Sized,
     I: IntoIterator<Item = (&'a http::HeaderName, &'a http::HeaderValue)>,
 {
-    let start = out.len();
-    let mut now = *seen;
-    for (name, value) in fields {
-        let (name, value) = (name.as_str().as_bytes(), value.as_bytes());
+    let fields = fields
+        .into_iter()
+        .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes()));
+    put_checked(out, fields, role, seen, |name, value, role| {
         debug_assert!(is_token(name) && value.iter().all(|&b| is_field_value_byte(b)));
         let padded =
             value.first().is_some_and(|&b| is_ows(b)) || value.last().is_some_and(|&b| is_ows(b));
-        let checked = if padded {
-            Err(Error::InvalidFieldValue)
-        } else {
-            special(name, value, role)
-        };
-        if let Err(e) = checked.and_then(|kind| now.add(kind)) {
+        if padded {
+            return Err(Error::InvalidFieldValue);
+        }
+        special(name, value, role)
+    })
+}
+
+/// Appends every field `check` lets through, as [`put_fields`] says.
+#[inline]
+fn put_checked<S, I, N, V>(
+    out: &mut S,
+    fields: I,
+    role: Role,
+    seen: &mut Seen,
+    check: impl Fn(&[u8], &[u8], Role) -> Result<Kind, Error>,
+) -> Result<(), Error>
+where
+    S: Sink + ?Sized,
+    I: IntoIterator<Item = (N, V)>,
+    N: AsRef<[u8]>,
+    V: AsRef<[u8]>,
+{
+    let start = out.len();
+    let mut now = *seen;
+    for (name, value) in fields {
+        let (name, value) = (name.as_ref(), value.as_ref());
+        if let Err(e) = check(name, value, role).and_then(|kind| now.add(kind)) {
             out.truncate(start);
             return Err(e);
         }
