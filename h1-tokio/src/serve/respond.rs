@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 
 use bytes::Buf;
 use h1_conn::{Framing, SendState};
+use http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
 use http::{HeaderMap, Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
@@ -365,15 +366,22 @@ where
         let Ok(mut r) = self.t.conn.respond(status, Framing::Empty) else {
             return self.answer(500);
         };
-        let fields = pairs(&headers).filter(|(name, _)| {
-            !name.eq_ignore_ascii_case(b"content-length")
-                && !name.eq_ignore_ascii_case(b"transfer-encoding")
-        });
+        // A switch has no body: framing fields of the service's are left
+        // out (the `http` types hold names lowercase, compared as names).
+        let fields = headers
+            .iter()
+            .filter(|(name, _)| **name != CONTENT_LENGTH && **name != TRANSFER_ENCODING);
         // RFC 9110 §7.8: `Upgrade` goes with the `upgrade` connection
         // option, which a service may leave out.
-        let added = (status == 101 && !has_upgrade_option(&headers))
-            .then_some((&b"Connection"[..], &b"upgrade"[..]));
-        if r.fields(fields.chain(added)).is_err() {
+        let added = status == 101 && !has_upgrade_option(&headers);
+        let written = r.http_fields(fields).and_then(|r| {
+            if added {
+                r.field(b"Connection", b"upgrade")
+            } else {
+                Ok(r)
+            }
+        });
+        if written.is_err() {
             drop(r);
             return self.answer(500);
         }
